@@ -1,0 +1,370 @@
+"""The layout: joining tiles, the spinner, open places, scoring ends and awards (§3, Appendix A).
+
+An open place is a point where a tile may join (R3.1); a scoring end is what the sum counts
+(R3.4). They differ (R3.7): the spinner's branches are open places that count nothing, and a
+double with an open line side counts both halves once.
+
+Internally a place is a small integer ``anchor * 8 + side`` so the sets of open places stay tiny
+lists of ints and every value and score is a table lookup.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final, NamedTuple
+
+from spectacular_bid.rules.errors import IllegalActionError, NotationError
+from spectacular_bid.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, TILES, Tile, parse_tile
+
+
+class Side(IntEnum):
+    """The sides of a tile where another may join, in Appendix A's sort order."""
+
+    LARGER = 0
+    SMALLER = 1
+    LINE_A = 2
+    LINE_B = 3
+    BRANCH_A = 4
+    BRANCH_B = 5
+
+    @property
+    def text(self) -> str:
+        """The side's name in running text: ``larger end``, ``line A``…"""
+        return SIDE_TEXT[self]
+
+    @property
+    def notation(self) -> str:
+        """The side's name in placement notation: ``larger``, ``lineA``…"""
+        return SIDE_NOTATION[self]
+
+
+SIDES: Final = tuple(Side)
+SIDE_TEXT: Final = ("larger end", "smaller end", "line A", "line B", "branch A", "branch B")
+SIDE_NOTATION: Final = ("larger", "smaller", "lineA", "lineB", "branchA", "branchB")
+_SIDE_BY_NOTATION: Final = {name: SIDES[i] for i, name in enumerate(SIDE_NOTATION)}
+
+_LINE_SIDES: Final = (Side.LINE_A, Side.LINE_B)
+_BRANCH_SIDES: Final = (Side.BRANCH_A, Side.BRANCH_B)
+
+
+def _place_value(tile: int, side: int) -> int:
+    return HIGH[tile] if side == Side.LARGER else LOW[tile]
+
+
+def _place_score(tile: int, side: int) -> int:
+    if side in (Side.LARGER, Side.SMALLER):
+        return _place_value(tile, side)
+    if side in _LINE_SIDES:
+        return 2 * LOW[tile]
+    return 0
+
+
+def _side_fits(tile: int, side: int) -> bool:
+    if IS_DOUBLE[tile]:
+        return side not in (Side.LARGER, Side.SMALLER)
+    return side in (Side.LARGER, Side.SMALLER)
+
+
+PLACE_CODES: Final = 8 * len(TILES)
+PLACE_VALUE: Final[tuple[int, ...]] = tuple(
+    _place_value(code >> 3, code & 7) if (code & 7) < 6 else -1 for code in range(PLACE_CODES)
+)
+"""The pip value a tile must show to join at a place."""
+PLACE_SCORE: Final[tuple[int, ...]] = tuple(
+    _place_score(code >> 3, code & 7) if (code & 7) < 6 else 0 for code in range(PLACE_CODES)
+)
+"""What an open place adds to the ends sum (R3.4): an end its pips, a double's line side both
+halves, a branch nothing. The opening double with both line sides open is counted once by
+:class:`Board` itself."""
+
+
+def place_code(tile: Tile, side: Side) -> int:
+    return tile * 8 + side
+
+
+class Place(NamedTuple):
+    """An open place on the board: a side of a tile already laid."""
+
+    tile: Tile
+    side: Side
+
+    @property
+    def value(self) -> int:
+        return PLACE_VALUE[self.tile * 8 + self.side]
+
+    @property
+    def code(self) -> int:
+        return self.tile * 8 + self.side
+
+    def __str__(self) -> str:
+        return f"{self.tile} ({self.side.text}, {self.value})"
+
+    def notation(self) -> str:
+        return f"{self.tile.notation()}:{self.side.notation}"
+
+
+PLACES: Final[tuple[Place | None, ...]] = tuple(
+    Place(TILES[code >> 3], SIDES[code & 7])
+    if (code & 7) < 6 and _side_fits(code >> 3, code & 7)
+    else None
+    for code in range(PLACE_CODES)
+)
+
+
+def place_at(code: int) -> Place:
+    place = PLACES[code] if 0 <= code < PLACE_CODES else None
+    if place is None:
+        raise ValueError(f"invalid place code: {code!r}")
+    return place
+
+
+class Joint(NamedTuple):
+    """Where a laid tile joined: the old tile's side and the new tile's side."""
+
+    old: Place
+    new: Place
+
+    def __str__(self) -> str:
+        return f"{self.old.tile} ({self.old.side.text}) – {self.new.tile} ({self.new.side.text})"
+
+
+class Board:
+    """The layout of one round. Mutable with a cheap :meth:`copy` (a bot searches with it)."""
+
+    __slots__ = ("_codes", "_joints", "_spinner_open_lines", "ends_sum", "spinner", "tiles")
+
+    def __init__(self) -> None:
+        self.tiles: list[Tile] = []
+        self.spinner: Tile | None = None
+        self.ends_sum = 0
+        self._codes: list[int] = []
+        self._joints: list[tuple[int, int]] = []
+        self._spinner_open_lines = 0
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other.tiles = self.tiles.copy()
+        other.spinner = self.spinner
+        other.ends_sum = self.ends_sum
+        other._codes = self._codes.copy()
+        other._joints = self._joints.copy()
+        other._spinner_open_lines = self._spinner_open_lines
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return (
+            self.tiles == other.tiles
+            and self.spinner == other.spinner
+            and self.ends_sum == other.ends_sum
+            and sorted(self._codes) == sorted(other._codes)
+            and self._joints == other._joints
+            and self._spinner_open_lines == other._spinner_open_lines
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        moves = " ".join(self.moves())
+        return f"Board.from_moves({moves!r})"
+
+    # -- reading --------------------------------------------------------------------------
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.tiles
+
+    @property
+    def open_codes(self) -> list[int]:
+        """The open places as internal codes (read-only use: do not mutate)."""
+        return self._codes
+
+    def open_places(self) -> list[Place]:
+        """Open places in Appendix A order (by tile, then side)."""
+        return [PLACES[c] for c in sorted(self._codes)]  # type: ignore[misc]
+
+    def joints(self) -> list[Joint]:
+        return [Joint(PLACES[o], PLACES[n]) for o, n in self._joints]  # type: ignore[arg-type]
+
+    def scoring_ends(self) -> list[tuple[Tile, int]]:
+        """The counted ends in Appendix A order; a double counts once with 2 × value (R3.4)."""
+        ends: list[tuple[Tile, int]] = []
+        counted: set[int] = set()
+        for code in sorted(self._codes):
+            tile, side = code >> 3, code & 7
+            if side >= Side.BRANCH_A:
+                continue
+            if side >= Side.LINE_A:
+                if tile in counted:
+                    continue
+                counted.add(tile)
+            ends.append((TILES[tile], PLACE_SCORE[code]))
+        return ends
+
+    @property
+    def award(self) -> int:
+        """The award of the last placement before the payer cap (R3.5)."""
+        s = self.ends_sum
+        return s if s > 0 and s % 5 == 0 else 0
+
+    def places_for(self, tile: Tile) -> list[Place]:
+        """The open places where ``tile`` may join (R3.1); every place when the board is empty
+        is not meaningful, so an empty board gives an empty list: the tile opens instead."""
+        lo, hi = LOW[tile], HIGH[tile]
+        return [
+            PLACES[c]  # type: ignore[misc]
+            for c in sorted(self._codes)
+            if PLACE_VALUE[c] == lo or PLACE_VALUE[c] == hi
+        ]
+
+    def moves(self) -> list[str]:
+        """The placement notation that rebuilds this board."""
+        if not self.tiles:
+            return []
+        out = [self.tiles[0].notation()]
+        for old, new in self._joints:
+            out.append(f"{TILES[new >> 3].notation()}@{place_at(old).notation()}")
+        return out
+
+    # -- changing -------------------------------------------------------------------------
+
+    def check_placement(self, tile: Tile, place: Place | None) -> int:
+        """Raise unless ``tile`` may be laid at ``place``; return the place code (or -1)."""
+        if place is None:
+            if self.tiles:
+                raise IllegalActionError(f"{tile} needs an open place: the board is not empty")
+            return -1
+        if not self.tiles:
+            raise IllegalActionError(f"{tile} must open the board: it has no place {place}")
+        code = place.tile * 8 + place.side
+        if code not in self._codes:
+            raise IllegalActionError(
+                f"{place.tile} ({place.side.text}) is not an open place on the board"
+            )
+        value = PLACE_VALUE[code]
+        if LOW[tile] != value and HIGH[tile] != value:
+            raise IllegalActionError(f"{tile} does not match {place} (R3.1)")
+        if tile in self.tiles:
+            raise IllegalActionError(f"{tile} is already on the board")
+        return code
+
+    def lay(self, tile: Tile, code: int) -> int:
+        """Lay ``tile`` at place ``code`` (-1 opens the board) without checks; return the new
+        ends sum. Callers check first with :meth:`check_placement` or their own legal moves."""
+        tiles = self.tiles
+        codes = self._codes
+        t8 = tile * 8
+        if code < 0:
+            tiles.append(tile)
+            if IS_DOUBLE[tile]:
+                self.spinner = tile
+                self._spinner_open_lines = 2
+                codes.extend((t8 + Side.LINE_A, t8 + Side.LINE_B))
+                self.ends_sum = 2 * LOW[tile]
+            else:
+                codes.extend((t8 + Side.LARGER, t8 + Side.SMALLER))
+                self.ends_sum = LOW[tile] + HIGH[tile]
+            return self.ends_sum
+        codes.remove(code)
+        total = self.ends_sum
+        side = code & 7
+        spinner = self.spinner
+        if spinner is not None and code >> 3 == spinner and side < Side.BRANCH_A:
+            # A spinner's line side (R3.2). While the other line side is open the spinner still
+            # counts both halves (R3.4), so nothing is taken off for the first one filled.
+            self._spinner_open_lines -= 1
+            if self._spinner_open_lines == 0:
+                total -= PLACE_SCORE[code]
+                s8 = spinner * 8
+                codes.extend((s8 + Side.BRANCH_A, s8 + Side.BRANCH_B))
+        else:
+            total -= PLACE_SCORE[code]
+        value = PLACE_VALUE[code]
+        if IS_DOUBLE[tile]:
+            if spinner is None:
+                self.spinner = tile
+                self._spinner_open_lines = 1
+            new_code = t8 + Side.LINE_A
+            codes.append(t8 + Side.LINE_B)
+            total += 2 * value
+        elif LOW[tile] == value:
+            new_code = t8 + Side.SMALLER
+            codes.append(t8 + Side.LARGER)
+            total += HIGH[tile]
+        else:
+            new_code = t8 + Side.LARGER
+            codes.append(t8 + Side.SMALLER)
+            total += LOW[tile]
+        self._joints.append((code, new_code))
+        tiles.append(tile)
+        self.ends_sum = total
+        return total
+
+    def place(self, tile: Tile, place: Place | None = None) -> int:
+        """Check and lay a tile; return the award before the payer cap (R3.5)."""
+        self.lay(tile, self.check_placement(tile, place))
+        return self.award
+
+    # -- notation -------------------------------------------------------------------------
+
+    def push_notation(self, move: str) -> int:
+        """Lay a tile given in placement notation (``1-4``, ``1-1@1-4:smaller``); return the
+        award."""
+        tile, place = parse_placement(move)
+        return self.place(tile, place)
+
+    @classmethod
+    def from_moves(cls, moves: str) -> Board:
+        board = cls()
+        for move in moves.split():
+            board.push_notation(move)
+        return board
+
+    def describe(self) -> str:
+        """The one-line board description of Appendix A."""
+        spinners = str(self.spinner) if self.spinner is not None else "none"
+        joints = "; ".join(str(j) for j in self.joints()) or "none"
+        places = "; ".join(str(p) for p in self.open_places()) or "none"
+        ends = self.scoring_ends()
+        ends_text = "; ".join(f"{t}: {v}" for t, v in ends) or "none"
+        values = " + ".join(str(v) for _, v in ends) or "0"
+        total = sum(v for _, v in ends)
+        return (
+            f"Tiles: {', '.join(NAMES[t] for t in self.tiles)}. Spinners: {spinners}. "
+            f"Joints: {joints}. Open places: {places}. Scoring ends: {ends_text}. "
+            f"Sum: {values} = {total}. Award: {self.award}."
+        )
+
+
+def parse_side(text: str) -> Side:
+    try:
+        return _SIDE_BY_NOTATION[text]
+    except KeyError:
+        expected = ", ".join(SIDE_NOTATION)
+        raise NotationError(f"invalid side: {text!r} (expected one of {expected})") from None
+
+
+def parse_placement(text: str) -> tuple[Tile, Place | None]:
+    """Parse Appendix A placement notation: ``1-4`` (an opening) or ``TILE@AT:SIDE``."""
+    if "@" not in text:
+        try:
+            return parse_tile(text), None
+        except NotationError:
+            raise NotationError(f"invalid placement: {text!r}") from None
+    tile_text, _, rest = text.partition("@")
+    at_text, colon, side_text = rest.partition(":")
+    if not colon:
+        raise NotationError(f"invalid placement: {text!r} (expected TILE@AT:SIDE)")
+    tile = parse_tile(tile_text)
+    at = parse_tile(at_text)
+    side = parse_side(side_text)
+    if not _side_fits(at, side):
+        raise NotationError(f"invalid placement: {text!r} ({at} has no {side.text})")
+    return tile, Place(at, side)
+
+
+def format_placement(tile: Tile, place: Place | None) -> str:
+    if place is None:
+        return tile.notation()
+    return f"{tile.notation()}@{place.notation()}"
