@@ -109,6 +109,7 @@ class Match:
         "phase",
         "result",
         "round",
+        "round_end",
         "to_act",
     )
 
@@ -130,6 +131,8 @@ class Match:
         self.opening_tile: Tile | None = None
         """The tile the opener must lay under R2.3, or None for any tile (R6.3)."""
         self.result: MatchEnded | None = None
+        self.round_end: RoundEnd | None = None
+        """Why the last round ended, while awaiting the next deal or after the match."""
 
     # -- value semantics ------------------------------------------------------------------
 
@@ -144,6 +147,7 @@ class Match:
         other.auction = self.auction.copy() if self.auction is not None else None
         other.opening_tile = self.opening_tile
         other.result = self.result
+        other.round_end = self.round_end
         return other
 
     def __eq__(self, other: object) -> bool:
@@ -159,6 +163,7 @@ class Match:
             and self.auction == other.auction
             and self.opening_tile == other.opening_tile
             and self.result == other.result
+            and self.round_end == other.round_end
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -276,6 +281,7 @@ class Match:
             raise WrongPhaseError(f"cannot deal in the {self.phase.value} phase")
         rnd = Round(self.round_number + 1, action.deck)
         self.round = rnd
+        self.round_end = None
         ev: list[Event] = [
             RoundDealt(
                 rnd.number,
@@ -498,6 +504,7 @@ class Match:
         self.auction = None
         self.opening_tile = None
         self.jockey = domino_by
+        self.round_end = reason
         totals = BySeat(rnd.pip_total(Seat.FIRST), rnd.pip_total(Seat.SECOND))
         ev.append(
             RoundEnded(
@@ -527,6 +534,7 @@ class Match:
                     None,
                 )
             )
+            self.round_end = RoundEnd.MATCH_OVER
         self.phase = Phase.OVER
         self.to_act = None
         self.auction = None

@@ -1,0 +1,245 @@
+"""What one seat, or a spectator, may see — the only place hidden tiles are filtered (R2.2, D4).
+
+A seat sees its own hand, the board, both balances, counts of the other hand and the boneyard,
+and what it may do now. A spectator sees no hand. When a round ends both hands become public
+(D4); the boneyard's order never appears in a view (the match record publishes it, D4). Events
+pass through :func:`event_for` on their way to each viewer for the same reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from spectacular_bid.rules.actions import (
+    Accept,
+    Bid,
+    Decline,
+    Draw,
+    Drew,
+    Event,
+    MatchEnded,
+    OpenerChosen,
+    Play,
+    RoundDealt,
+    RoundEnd,
+)
+from spectacular_bid.rules.auction import bid_cost
+from spectacular_bid.rules.board import Joint, Place
+from spectacular_bid.rules.match import Match, Phase
+from spectacular_bid.rules.seats import SEATS, BySeat, Seat
+from spectacular_bid.rules.tiles import Tile
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    tiles: tuple[Tile, ...]
+    """In placement order; the last one is the last placed."""
+    spinner: Tile | None
+    joints: tuple[Joint, ...]
+    open_places: tuple[Place, ...]
+    scoring_ends: tuple[tuple[Tile, int], ...]
+    ends_sum: int
+    award: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOption:
+    """A tile the viewer may lay and where; ``places`` is empty for an opening tile."""
+
+    tile: Tile
+    places: tuple[Place, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BidOption:
+    amount: int
+    cost: int
+    """What the bid costs if accepted, the jockey's discount applied (R6.4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LegalView:
+    """Everything the viewer may do now; a client offers exactly this (STYLE rule 8)."""
+
+    plays: tuple[PlayOption, ...] = ()
+    opening: bool = False
+    can_draw: bool = False
+    can_decline: bool = False
+    can_accept: bool = False
+    bids: tuple[BidOption, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionView:
+    jockey: Seat
+    bids: tuple[BidOption, ...]
+    bidders: tuple[Seat, ...]
+    """Who made each bid in ``bids``, in order (they alternate)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResultView:
+    """The end of the last round with both hands public (D4)."""
+
+    number: int
+    reason: RoundEnd | None
+    hands: BySeat[tuple[Tile, ...]]
+    pip_totals: BySeat[int]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    viewer: Seat | None
+    """None for a spectator."""
+    phase: Phase
+    round_number: int
+    to_act: Seat | None
+    decision: int
+    balances: BySeat[int]
+    jockey: Seat | None
+    hand: tuple[Tile, ...] | None
+    """The viewer's own hand; None for a spectator or before the first deal."""
+    must_play: Tile | None
+    """The viewer's drawn tile that must be played at once (R4.2)."""
+    hand_counts: BySeat[int]
+    boneyard_count: int
+    board: BoardView | None
+    auction: AuctionView | None
+    opening_tile: Tile | None
+    """The tile the viewer must open with (R2.3); only the opener is told."""
+    legal: LegalView | None
+    """What the viewer may do now; None when it is not the viewer's decision."""
+    last_round: RoundResultView | None
+    """Set between rounds and after the match: the finished round with both hands."""
+    result: MatchEnded | None
+
+
+def board_view(match: Match) -> BoardView | None:
+    rnd = match.round
+    if rnd is None:
+        return None
+    board = rnd.board
+    return BoardView(
+        tiles=tuple(board.tiles),
+        spinner=board.spinner,
+        joints=tuple(board.joints()),
+        open_places=tuple(board.open_places()),
+        scoring_ends=tuple(board.scoring_ends()),
+        ends_sum=board.ends_sum,
+        award=board.award,
+    )
+
+
+def legal_view(match: Match, seat: Seat) -> LegalView | None:
+    if match.to_act != seat:
+        return None
+    actions = match.legal_actions(seat)
+    places: dict[Tile, list[Place]] = {}
+    opening = False
+    bids: list[BidOption] = []
+    can_draw = can_decline = can_accept = False
+    auction = match.auction
+    for action in actions:
+        if isinstance(action, Play):
+            entry = places.setdefault(action.tile, [])
+            if action.at is None:
+                opening = True
+            else:
+                entry.append(action.at)
+        elif isinstance(action, Draw):
+            can_draw = True
+        elif isinstance(action, Decline):
+            can_decline = True
+        elif isinstance(action, Accept):
+            can_accept = True
+        elif isinstance(action, Bid):
+            assert auction is not None
+            bids.append(BidOption(action.amount, auction.cost(seat, action.amount)))
+    return LegalView(
+        plays=tuple(PlayOption(t, tuple(sorted(p))) for t, p in sorted(places.items())),
+        opening=opening,
+        can_draw=can_draw,
+        can_decline=can_decline,
+        can_accept=can_accept,
+        bids=tuple(bids),
+    )
+
+
+def _last_round(match: Match) -> RoundResultView | None:
+    rnd = match.round
+    if rnd is None or match.phase not in (Phase.AWAITING_DEAL, Phase.OVER):
+        return None
+    hands = BySeat(tuple(rnd.hand(Seat.FIRST)), tuple(rnd.hand(Seat.SECOND)))
+    totals = BySeat(rnd.pip_total(Seat.FIRST), rnd.pip_total(Seat.SECOND))
+    return RoundResultView(rnd.number, match.round_end, hands, totals)
+
+
+def view_for(match: Match, viewer: Seat | None) -> MatchView:
+    """The view of ``viewer`` (a seat, or None for a spectator)."""
+    rnd = match.round
+    auction = match.auction
+    in_round = rnd is not None and match.phase not in (Phase.AWAITING_DEAL, Phase.OVER)
+    hand: tuple[Tile, ...] | None = None
+    must_play: Tile | None = None
+    if viewer is not None and rnd is not None and in_round:
+        hand = tuple(rnd.hand(viewer))
+        must_play = rnd.must_play if match.to_act == viewer else None
+    return MatchView(
+        viewer=viewer,
+        phase=match.phase,
+        round_number=match.round_number,
+        to_act=match.to_act,
+        decision=match.decision,
+        balances=match.balance,
+        jockey=match.jockey,
+        hand=hand,
+        must_play=must_play,
+        hand_counts=BySeat(
+            rnd.hand_count(Seat.FIRST) if rnd is not None else 0,
+            rnd.hand_count(Seat.SECOND) if rnd is not None else 0,
+        ),
+        boneyard_count=rnd.boneyard_count if rnd is not None else 0,
+        board=board_view(match),
+        auction=(
+            AuctionView(
+                jockey=auction.jockey,
+                bids=tuple(
+                    BidOption(a, bid_cost(a, by_jockey=s == auction.jockey))
+                    for s, a in auction.bids
+                ),
+                bidders=tuple(s for s, _ in auction.bids),
+            )
+            if auction is not None
+            else None
+        ),
+        opening_tile=match.opening_tile if viewer is not None and viewer == match.to_act else None,
+        legal=legal_view(match, viewer) if viewer is not None else None,
+        last_round=_last_round(match),
+        result=match.result,
+    )
+
+
+def spectator_view(match: Match) -> MatchView:
+    return view_for(match, None)
+
+
+def seat_views(match: Match) -> BySeat[MatchView]:
+    return BySeat(view_for(match, SEATS[0]), view_for(match, SEATS[1]))
+
+
+def event_for(viewer: Seat | None, event: Event) -> Event:
+    """``event`` as ``viewer`` may see it: other hands, other draws and the boneyard removed."""
+    if isinstance(event, RoundDealt):
+        return replace(
+            event,
+            hands=BySeat(
+                event.hands.first if viewer is Seat.FIRST else None,
+                event.hands.second if viewer is Seat.SECOND else None,
+            ),
+            boneyard=None,
+        )
+    if isinstance(event, Drew) and event.seat != viewer and event.tile is not None:
+        return replace(event, tile=None)
+    if isinstance(event, OpenerChosen) and event.seat != viewer and event.tile is not None:
+        return replace(event, tile=None)
+    return event
