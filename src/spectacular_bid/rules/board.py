@@ -14,7 +14,16 @@ from enum import IntEnum
 from typing import Final, NamedTuple
 
 from spectacular_bid.rules.errors import IllegalActionError, NotationError
-from spectacular_bid.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, TILES, Tile, parse_tile
+from spectacular_bid.rules.tiles import (
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NAMES,
+    TILES,
+    VALUE_MASK,
+    Tile,
+    parse_tile,
+)
 
 
 class Side(IntEnum):
@@ -65,6 +74,7 @@ def _side_fits(tile: int, side: int) -> bool:
     return side in (Side.LARGER, Side.SMALLER)
 
 
+_BRANCH_A: Final = int(Side.BRANCH_A)
 PLACE_CODES: Final = 8 * len(TILES)
 PLACE_VALUE: Final[tuple[int, ...]] = tuple(
     _place_value(code >> 3, code & 7) if (code & 7) < 6 else -1 for code in range(PLACE_CODES)
@@ -76,6 +86,31 @@ PLACE_SCORE: Final[tuple[int, ...]] = tuple(
 """What an open place adds to the ends sum (R3.4): an end its pips, a double's line side both
 halves, a branch nothing. The opening double with both line sides open is counted once by
 :class:`Board` itself."""
+
+
+def _join(tile: int, value: int) -> tuple[int, int, int]:
+    """How ``tile`` joins a place of ``value`` (R3.3): its joined side's code, the code of the
+    side it leaves open, and what that open side adds to the ends sum."""
+    t8 = tile * 8
+    if IS_DOUBLE[tile]:
+        return t8 + Side.LINE_A, t8 + Side.LINE_B, 2 * value
+    if LOW[tile] == value:
+        return t8 + Side.SMALLER, t8 + Side.LARGER, HIGH[tile]
+    return t8 + Side.LARGER, t8 + Side.SMALLER, LOW[tile]
+
+
+_JOINS: Final = tuple(_join(t, v) for t in range(len(TILES)) for v in range(7))
+_OPENING_CODES: Final = tuple(
+    (t * 8 + Side.LINE_A, t * 8 + Side.LINE_B)
+    if IS_DOUBLE[t]
+    else (t * 8 + Side.LARGER, t * 8 + Side.SMALLER)
+    for t in range(len(TILES))
+)
+_BRANCH_CODES: Final = tuple((t * 8 + Side.BRANCH_A, t * 8 + Side.BRANCH_B) for t in range(28))
+
+
+CODE_MATCHES: Final = tuple(VALUE_MASK[v] if v >= 0 else 0 for v in PLACE_VALUE)
+"""For each place code, the mask of the tiles that fit there (R3.1)."""
 
 
 def place_code(tile: Tile, side: Side) -> int:
@@ -131,13 +166,14 @@ class Joint(NamedTuple):
 class Board:
     """The layout of one round. Mutable with a cheap :meth:`copy` (a bot searches with it)."""
 
-    __slots__ = ("_codes", "_joints", "_spinner_open_lines", "ends_sum", "spinner", "tiles")
+    __slots__ = ("_joints", "_spinner_open_lines", "ends_sum", "open_codes", "spinner", "tiles")
 
     def __init__(self) -> None:
         self.tiles: list[Tile] = []
         self.spinner: Tile | None = None
         self.ends_sum = 0
-        self._codes: list[int] = []
+        self.open_codes: list[int] = []
+        """The open places as codes, unordered. Read it; change it only through :meth:`lay`."""
         self._joints: list[tuple[int, int]] = []
         self._spinner_open_lines = 0
 
@@ -146,7 +182,7 @@ class Board:
         other.tiles = self.tiles.copy()
         other.spinner = self.spinner
         other.ends_sum = self.ends_sum
-        other._codes = self._codes.copy()
+        other.open_codes = self.open_codes.copy()
         other._joints = self._joints.copy()
         other._spinner_open_lines = self._spinner_open_lines
         return other
@@ -158,7 +194,7 @@ class Board:
             self.tiles == other.tiles
             and self.spinner == other.spinner
             and self.ends_sum == other.ends_sum
-            and sorted(self._codes) == sorted(other._codes)
+            and sorted(self.open_codes) == sorted(other.open_codes)
             and self._joints == other._joints
             and self._spinner_open_lines == other._spinner_open_lines
         )
@@ -175,14 +211,9 @@ class Board:
     def is_empty(self) -> bool:
         return not self.tiles
 
-    @property
-    def open_codes(self) -> list[int]:
-        """The open places as internal codes (read-only use: do not mutate)."""
-        return self._codes
-
     def open_places(self) -> list[Place]:
         """Open places in Appendix A order (by tile, then side)."""
-        return [PLACES[c] for c in sorted(self._codes)]  # type: ignore[misc]
+        return [PLACES[c] for c in sorted(self.open_codes)]  # type: ignore[misc]
 
     def joints(self) -> list[Joint]:
         return [Joint(PLACES[o], PLACES[n]) for o, n in self._joints]  # type: ignore[arg-type]
@@ -191,7 +222,7 @@ class Board:
         """The counted ends in Appendix A order; a double counts once with 2 × value (R3.4)."""
         ends: list[tuple[Tile, int]] = []
         counted: set[int] = set()
-        for code in sorted(self._codes):
+        for code in sorted(self.open_codes):
             tile, side = code >> 3, code & 7
             if side >= Side.BRANCH_A:
                 continue
@@ -214,7 +245,7 @@ class Board:
         lo, hi = LOW[tile], HIGH[tile]
         return [
             PLACES[c]  # type: ignore[misc]
-            for c in sorted(self._codes)
+            for c in sorted(self.open_codes)
             if PLACE_VALUE[c] == lo or PLACE_VALUE[c] == hi
         ]
 
@@ -238,7 +269,7 @@ class Board:
         if not self.tiles:
             raise IllegalActionError(f"{tile} must open the board: it has no place {place}")
         code = place.tile * 8 + place.side
-        if code not in self._codes:
+        if code not in self.open_codes:
             raise IllegalActionError(
                 f"{place.tile} ({place.side.text}) is not an open place on the board"
             )
@@ -252,52 +283,37 @@ class Board:
     def lay(self, tile: Tile, code: int) -> int:
         """Lay ``tile`` at place ``code`` (-1 opens the board) without checks; return the new
         ends sum. Callers check first with :meth:`check_placement` or their own legal moves."""
-        tiles = self.tiles
-        codes = self._codes
-        t8 = tile * 8
+        codes = self.open_codes
         if code < 0:
-            tiles.append(tile)
+            self.tiles.append(tile)
+            codes.extend(_OPENING_CODES[tile])
             if IS_DOUBLE[tile]:
                 self.spinner = tile
                 self._spinner_open_lines = 2
-                codes.extend((t8 + Side.LINE_A, t8 + Side.LINE_B))
                 self.ends_sum = 2 * LOW[tile]
             else:
-                codes.extend((t8 + Side.LARGER, t8 + Side.SMALLER))
                 self.ends_sum = LOW[tile] + HIGH[tile]
             return self.ends_sum
         codes.remove(code)
         total = self.ends_sum
-        side = code & 7
         spinner = self.spinner
-        if spinner is not None and code >> 3 == spinner and side < Side.BRANCH_A:
+        if code >> 3 == spinner and code & 7 < _BRANCH_A:
             # A spinner's line side (R3.2). While the other line side is open the spinner still
             # counts both halves (R3.4), so nothing is taken off for the first one filled.
             self._spinner_open_lines -= 1
-            if self._spinner_open_lines == 0:
+            if not self._spinner_open_lines:
                 total -= PLACE_SCORE[code]
-                s8 = spinner * 8
-                codes.extend((s8 + Side.BRANCH_A, s8 + Side.BRANCH_B))
+                codes.extend(_BRANCH_CODES[code >> 3])
         else:
             total -= PLACE_SCORE[code]
-        value = PLACE_VALUE[code]
-        if IS_DOUBLE[tile]:
-            if spinner is None:
-                self.spinner = tile
-                self._spinner_open_lines = 1
-            new_code = t8 + Side.LINE_A
-            codes.append(t8 + Side.LINE_B)
-            total += 2 * value
-        elif LOW[tile] == value:
-            new_code = t8 + Side.SMALLER
-            codes.append(t8 + Side.LARGER)
-            total += HIGH[tile]
-        else:
-            new_code = t8 + Side.LARGER
-            codes.append(t8 + Side.SMALLER)
-            total += LOW[tile]
-        self._joints.append((code, new_code))
-        tiles.append(tile)
+        join = _JOINS[tile * 7 + PLACE_VALUE[code]]
+        if spinner is None and IS_DOUBLE[tile]:
+            self.spinner = tile
+            self._spinner_open_lines = 1
+        codes.append(join[1])
+        self._joints.append((code, join[0]))
+        self.tiles.append(tile)
+        total += join[2]
         self.ends_sum = total
         return total
 

@@ -45,8 +45,8 @@ from spectacular_bid.rules.actions import (
     TransferReason,
     Transferred,
 )
-from spectacular_bid.rules.auction import MIN_BID, Auction
-from spectacular_bid.rules.board import PLACE_CODES, PLACE_VALUE, PLACES, Place
+from spectacular_bid.rules.auction import JOCKEY_DISCOUNT, MIN_BID, Auction
+from spectacular_bid.rules.board import CODE_MATCHES, PLACE_CODES, PLACES, Place
 from spectacular_bid.rules.errors import (
     IllegalActionError,
     NotYourTurnError,
@@ -55,7 +55,7 @@ from spectacular_bid.rules.errors import (
 )
 from spectacular_bid.rules.round import Round, highest_opening, round_to_five
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
-from spectacular_bid.rules.tiles import HIGH, LOW, TILES, VALUE_MASK, Tile
+from spectacular_bid.rules.tiles import TILES, Tile
 
 STARTING_BALANCE: Final = 150
 """R1.1."""
@@ -73,21 +73,41 @@ class Phase(Enum):
 
 
 _ACTIVE: Final = (Phase.AUCTION, Phase.OPENING, Phase.PLAYING)
+_PLAYING: Final = Phase.PLAYING
+_AWARD: Final = TransferReason.AWARD
 
 _CODES_PLUS_OPEN: Final = PLACE_CODES + 1
-_PLAYS: list[Play | None] = [None] * (2 * len(TILES) * _CODES_PLUS_OPEN)
+_SEAT_STRIDE: Final = len(TILES) * _CODES_PLUS_OPEN
+
+
+def _intern_plays() -> list[Play | None]:
+    """Every possible :class:`Play`, made once: legal-move lists then cost a lookup per move."""
+    plays: list[Play | None] = [None] * (2 * _SEAT_STRIDE)
+    for seat in SEATS:
+        for tile in TILES:
+            plays[seat * _SEAT_STRIDE + tile * _CODES_PLUS_OPEN] = Play(seat, tile, None)
+            for code, place in enumerate(PLACES):
+                if place is not None and CODE_MATCHES[code] >> tile & 1:
+                    index = seat * _SEAT_STRIDE + tile * _CODES_PLUS_OPEN + code + 1
+                    plays[index] = Play(seat, tile, place)
+    return plays
+
+
+_PLAYS: Final = _intern_plays()
 _DRAWS: Final = (Draw(Seat.FIRST), Draw(Seat.SECOND))
 _ACCEPTS: Final = (Accept(Seat.FIRST), Accept(Seat.SECOND))
 _DECLINES: Final = (Decline(Seat.FIRST), Decline(Seat.SECOND))
+_BIDS: Final = tuple(
+    tuple(Bid(seat, amount) for amount in range(TOTAL_POINTS + JOCKEY_DISCOUNT + 1))
+    for seat in SEATS
+)
+"""Interned bids by seat and amount: an auction decision lists up to sixty of them."""
 
 
 def _play_action(seat: int, tile: int, code: int) -> Play:
     """The interned :class:`Play` for a seat, tile and place code (-1: the opening)."""
-    index = (seat * len(TILES) + tile) * _CODES_PLUS_OPEN + code + 1
-    action = _PLAYS[index]
-    if action is None:
-        action = Play(SEATS[seat], TILES[tile], PLACES[code] if code >= 0 else None)
-        _PLAYS[index] = action
+    action = _PLAYS[seat * _SEAT_STRIDE + tile * _CODES_PLUS_OPEN + code + 1]
+    assert action is not None, (seat, tile, code)
     return action
 
 
@@ -203,16 +223,19 @@ class Match:
         rnd = self.round
         assert rnd is not None
         if phase is Phase.PLAYING:
-            open_codes = rnd.board.open_codes
             must = rnd.must_play
             hand = rnd.hands[to_act] if must is None else 1 << must
             plays: list[SeatAction] = []
-            for code in open_codes:
-                matches = hand & VALUE_MASK[PLACE_VALUE[code]]
+            base = to_act * _SEAT_STRIDE + 1
+            interned = _PLAYS
+            for code in rnd.board.open_codes:
+                matches = hand & CODE_MATCHES[code]
                 while matches:
                     low_bit = matches & -matches
                     matches ^= low_bit
-                    plays.append(_play_action(to_act, low_bit.bit_length() - 1, code))
+                    plays.append(
+                        interned[base + (low_bit.bit_length() - 1) * _CODES_PLUS_OPEN + code]  # type: ignore[arg-type]
+                    )
             if not plays:
                 plays.append(_DRAWS[to_act])
             return plays
@@ -227,8 +250,9 @@ class Match:
             options.append(_DECLINES[to_act])
         if auction.can_accept(to_act):
             options.append(_ACCEPTS[to_act])
+        bids = _BIDS[to_act]
         options.extend(
-            Bid(to_act, amount) for amount in auction.legal_amounts(to_act, self.balances[to_act])
+            bids[amount] for amount in auction.legal_amounts(to_act, self.balances[to_act])
         )
         return options
 
@@ -390,12 +414,13 @@ class Match:
         phase = self.phase
         if phase is not Phase.PLAYING and phase is not Phase.OPENING:
             raise WrongPhaseError(f"no tile can be laid in the {phase.value} phase")
-        seat = self._require_turn(action.seat, phase)
+        seat = self.to_act
+        if action.seat is not seat:
+            seat = self._require_turn(action.seat, phase)
         tile = action.tile
-        if not isinstance(tile, Tile):
+        if type(tile) is not Tile:
             raise IllegalActionError(f"not a tile: {tile!r}")
-        rnd = self.round
-        assert rnd is not None
+        rnd: Round = self.round  # type: ignore[assignment]
         hand = rnd.hands[seat]
         if not hand >> tile & 1:
             raise IllegalActionError(f"{tile} is not in your hand")
@@ -416,26 +441,30 @@ class Match:
             code = at.tile * 8 + at.side
             if code not in board.open_codes:
                 raise IllegalActionError(f"{at.tile} ({at.side.text}) is not an open place")
-            value = PLACE_VALUE[code]
-            if LOW[tile] != value and HIGH[tile] != value:
+            if not CODE_MATCHES[code] >> tile & 1:
                 raise IllegalActionError(f"{tile} does not match {at} (R3.1)")
             must = rnd.must_play
             if must is not None and tile != must:
                 raise IllegalActionError(f"the drawn tile {must} must be played at once (R4.2)")
-        board.lay(tile, code)
+        ends_sum = board.lay(tile, code)
         hand ^= 1 << tile
         rnd.hands[seat] = hand
         rnd.must_play = None
         rnd.passes = 0
-        ends_sum = board.ends_sum
         award = ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
         ev: list[Event] = [Played(seat, tile, at, ends_sum, award)]
-        if award and self._transfer(SEATS[1 - seat], seat, award, TransferReason.AWARD, ev):
+        other = SEATS[1 - seat]
+        if award and self._transfer(other, seat, award, _AWARD, ev):
             return ev
         if not hand:
             self._end_round(RoundEnd.DOMINO, seat, ev)
-        else:
-            self._begin_turn(SEATS[1 - seat], ev)
+            return ev
+        # The next turn (R3.6); a forced pass needs an empty boneyard (R4.4, D2).
+        self.phase = _PLAYING
+        self.to_act = other
+        self.decision += 1
+        if rnd.drawn == rnd.boneyard_size and not rnd.playable_mask(other):
+            self._pass(other, ev)
         return ev
 
     def _begin_turn(self, seat: Seat, ev: list[Event]) -> None:
@@ -444,7 +473,7 @@ class Match:
         self.decision += 1
         rnd = self.round
         assert rnd is not None
-        if rnd.drawn == len(rnd.boneyard) and not rnd.playable_mask(seat):
+        if rnd.drawn == rnd.boneyard_size and not rnd.playable_mask(seat):
             self._pass(seat, ev)
 
     def _pass(self, seat: Seat, ev: list[Event]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from spectacular_bid.rules.board import PLACE_VALUE, Board
+from spectacular_bid.rules.board import CODE_MATCHES, PLACE_VALUE, Board
 from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.rules.tiles import (
@@ -65,6 +65,7 @@ class Round:
     __slots__ = (
         "board",
         "boneyard",
+        "boneyard_size",
         "deck",
         "drawn",
         "hands",
@@ -81,6 +82,7 @@ class Round:
             self.hands[0] |= 1 << self.deck[i]
             self.hands[1] |= 1 << self.deck[HAND_SIZE + i]
         self.boneyard: list[Tile] = list(self.deck[2 * HAND_SIZE :])
+        self.boneyard_size = len(self.boneyard)
         self.drawn = 0
         """How many boneyard tiles have been drawn; the next draw takes ``boneyard[drawn]``."""
         self.board = Board()
@@ -95,6 +97,7 @@ class Round:
         other.deck = self.deck
         other.hands = self.hands.copy()
         other.boneyard = self.boneyard
+        other.boneyard_size = self.boneyard_size
         other.drawn = self.drawn
         other.board = self.board.copy()
         other.must_play = self.must_play
@@ -141,7 +144,7 @@ class Round:
         hand = self.hands[seat]
         mask = 0
         for code in self.board.open_codes:
-            mask |= hand & VALUE_MASK[PLACE_VALUE[code]]
+            mask |= hand & CODE_MATCHES[code]
         return mask
 
     def plays_for(self, tile: Tile) -> list[int]:
