@@ -1,11 +1,181 @@
-"""The ``specbid`` command line."""
+"""The ``specbid`` command line: ``specbid board …`` and ``specbid bench rules``.
+
+One subparser per subcommand, each handled by one small function that takes the parsed arguments
+and returns the exit status, so ``serve``, ``replay``, ``bench server`` and ``bench store`` slot in
+later as one more parser and one more function each.
+
+Exit statuses: 0 when all went well; 2 for a usage error (argparse) or for any illegal or
+malformed move given to ``specbid board``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import codecs
+import io
+import json
+import math
 import sys
+from collections.abc import Callable, Iterable, Sequence
+
+from spectacular_bid.bench import rules as bench_rules
+from spectacular_bid.rules.board import Board
+from spectacular_bid.rules.errors import RulesError
+
+EXIT_OK = 0
+EXIT_ERROR = 2
+"""Matches argparse's own usage-error status, so a script sees one "bad input" code."""
+
+Handler = Callable[[argparse.Namespace], int]
 
 
-def main(argv: list[str] | None = None) -> int:
-    del argv
-    print("specbid: not yet", file=sys.stderr)
-    return 2
+# -- board ------------------------------------------------------------------------------------
+
+
+def describe_sequence(moves: Iterable[str]) -> bool:
+    """Lay ``moves`` on one fresh board and print the Appendix A description after each.
+
+    A move the engine refuses prints ``error: <move>: <reason>`` instead, and the rest of the
+    sequence is skipped: the board no longer shows the position the later moves were written for.
+    Return whether every move was laid.
+    """
+    board = Board()
+    for move in moves:
+        try:
+            board.push_notation(move)
+        except (RulesError, ValueError) as exc:
+            # RulesError is the engine's contract (R8.3). Any other ValueError is an engine bug
+            # in parsing odd input; it is still a refused move here, never a traceback.
+            print(f"error: {move}: {exc}")
+            return False
+        print(board.describe())
+    return True
+
+
+def run_board(args: argparse.Namespace) -> int:
+    """``specbid board [MOVE …]``: the board description of Appendix A, move by move.
+
+    With moves on the command line they form one sequence. Without, each non-blank line of
+    standard input is a sequence (moves separated by spaces), and each sequence's output ends
+    with one empty line so the blocks stay apart. A bad move does not stop later sequences; the
+    exit status reports it at the end.
+    """
+    moves: list[str] = args.moves
+    if moves:
+        return EXIT_OK if describe_sequence(moves) else EXIT_ERROR
+    all_ok = True
+    for line in sys.stdin:
+        sequence = line.split()
+        if not sequence:
+            continue
+        all_ok = describe_sequence(sequence) and all_ok
+        print()
+    return EXIT_OK if all_ok else EXIT_ERROR
+
+
+# -- bench ------------------------------------------------------------------------------------
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds greater than zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def run_bench_rules(args: argparse.Namespace) -> int:
+    """``specbid bench rules``: random complete matches through the engine, one JSON line.
+
+    One line of JSON so a script or CI job can parse and compare runs; the targets themselves
+    live in the benchmark, not here.
+    """
+    result = bench_rules.run(seconds=args.seconds, repeats=args.repeats, seed=args.seed)
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+# -- wiring -----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command tree; each leaf parser sets ``handler`` to its function."""
+    parser = argparse.ArgumentParser(
+        prog="specbid",
+        description="Spectacular Bid: a two-player Fives domino duel.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    board = commands.add_parser(
+        "board",
+        help="describe a board move by move (RULES.md Appendix A)",
+        description=(
+            "Lay placements on one board and print the one-line description of RULES.md "
+            "Appendix A after each. Without MOVE arguments, read one sequence per line from "
+            "standard input and print an empty line after each sequence. A bad move prints "
+            "'error: MOVE: REASON', skips the rest of its sequence, and the exit status is 2."
+        ),
+        epilog="example: specbid board 1-4 1-1@1-4:smaller",
+    )
+    board.add_argument(
+        "moves",
+        nargs="*",
+        metavar="MOVE",
+        help="the opening tile (1-4), then TILE@AT:SIDE placements (1-1@1-4:smaller)",
+    )
+    board.set_defaults(handler=run_board)
+
+    bench = commands.add_parser("bench", help="measure performance; prints one JSON line")
+    targets = bench.add_subparsers(dest="target", required=True, metavar="TARGET")
+    rules = targets.add_parser(
+        "rules",
+        help="random complete matches through the rules engine",
+        description="Play random complete matches through the rules engine and report medians.",
+    )
+    rules.add_argument(
+        "--seconds",
+        type=positive_seconds,
+        default=2.0,
+        help="length of each repeat in seconds (default: 2.0)",
+    )
+    rules.add_argument(
+        "--repeats", type=positive_int, default=5, help="number of repeats (default: 5)"
+    )
+    rules.add_argument(
+        "--seed", type=int, default=None, help="seed of the random choices (default: random)"
+    )
+    rules.set_defaults(handler=run_bench_rules)
+    return parser
+
+
+def _use_utf8(stream: object, *, errors: str) -> None:
+    """Make a real text stream UTF-8: descriptions hold "–" (U+2013, Appendix A), and a non-UTF-8
+    locale would otherwise turn a correct answer into a UnicodeEncodeError traceback."""
+    if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+        stream.reconfigure(encoding="utf-8", errors=errors)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``specbid`` console script; returns the exit status.
+
+    Usage errors raise ``SystemExit(2)`` from argparse, as every argparse tool does.
+    """
+    _use_utf8(sys.stdout, errors="strict")
+    _use_utf8(sys.stdin, errors="replace")
+    args = build_parser().parse_args(argv)
+    handler: Handler = args.handler
+    return handler(args)

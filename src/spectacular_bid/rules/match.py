@@ -53,7 +53,7 @@ from spectacular_bid.rules.errors import (
     RulesError,
     WrongPhaseError,
 )
-from spectacular_bid.rules.round import Round, highest_opening, round_to_five
+from spectacular_bid.rules.round import HAND_SIZE, Round, highest_opening, round_to_five
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
 from spectacular_bid.rules.tiles import TILES, Tile
 
@@ -250,10 +250,8 @@ class Match:
             options.append(_DECLINES[to_act])
         if auction.can_accept(to_act):
             options.append(_ACCEPTS[to_act])
-        bids = _BIDS[to_act]
-        options.extend(
-            bids[amount] for amount in auction.legal_amounts(to_act, self.balances[to_act])
-        )
+        amounts = auction.legal_amounts(to_act, self.balances[to_act])
+        options.extend(_BIDS[to_act][amounts.start : amounts.stop : amounts.step])
         return options
 
     def is_legal(self, action: Action) -> bool:
@@ -309,9 +307,9 @@ class Match:
         ev: list[Event] = [
             RoundDealt(
                 rnd.number,
-                BySeat(tuple(rnd.hand(Seat.FIRST)), tuple(rnd.hand(Seat.SECOND))),
-                rnd.boneyard_left(),
-                rnd.boneyard_count,
+                BySeat(tuple(sorted(rnd.deck[:HAND_SIZE])), tuple(sorted(rnd.deck[HAND_SIZE:14]))),
+                rnd.deck[2 * HAND_SIZE :],
+                rnd.boneyard_size,
             )
         ]
         jockey = self.jockey
