@@ -113,6 +113,9 @@ def mask_of(tiles: list[Tile] | tuple[Tile, ...]) -> int:
     return mask
 
 
+_PIP_DIGITS: Final = "0123456"
+
+
 def parse_tile(text: str) -> Tile:
     """Parse ``1-4``, ``4-1``, ``[1|4]`` or ``1|4``; raise :class:`NotationError` otherwise."""
     body = text.strip()
@@ -120,8 +123,6 @@ def parse_tile(text: str) -> Tile:
         body = body[1:-1]
     for sep in ("-", "|"):
         parts = body.split(sep)
-        if len(parts) == 2 and all(len(p) == 1 and p.isdigit() for p in parts):
-            a, b = int(parts[0]), int(parts[1])
-            if a <= MAX_PIP and b <= MAX_PIP:
-                return BY_HALVES[a][b]
+        if len(parts) == 2 and all(len(p) == 1 and p in _PIP_DIGITS for p in parts):
+            return BY_HALVES[int(parts[0])][int(parts[1])]
     raise NotationError(f"invalid tile: {text!r}")

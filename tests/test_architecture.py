@@ -1,0 +1,376 @@
+"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web.
+
+Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
+of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
+package. A new package or module needs a row before this test passes, so it slots in on purpose.
+
+The rules engine is pure: standard library only, and within it none of :data:`IMPURE_STDLIB`
+(no I/O, no clock reads, no global randomness, no concurrency), so that every match replays from
+its record (STYLE.md, rule 2).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = "spectacular_bid"
+SRC = Path(__file__).resolve().parent.parent / "src" / PACKAGE
+
+IMPURE_STDLIB = frozenset(
+    {
+        # named in the brief for the engine
+        "asyncio",
+        "time",
+        "random",
+        "secrets",
+        "socket",
+        "os",
+        "io",
+        "threading",
+        "datetime",
+        "subprocess",
+        # the same kinds of thing under other names
+        "_thread",
+        "concurrent",
+        "multiprocessing",
+        "selectors",
+        "select",
+        "signal",
+        "pathlib",
+        "shutil",
+        "tempfile",
+        "sqlite3",
+        "http",
+        "urllib",
+        "logging",
+        "uuid",
+        "importlib",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Layer:
+    """What the modules of one part of the package may import besides the standard library."""
+
+    internal: frozenset[str]
+    """Parts of ``spectacular_bid`` it may import (its own part included)."""
+    third_party: bool = False
+    banned_stdlib: frozenset[str] = frozenset()
+
+
+def _layer(*internal: str, third_party: bool = False, pure: bool = False) -> Layer:
+    return Layer(
+        frozenset(internal),
+        third_party=third_party,
+        banned_stdlib=IMPURE_STDLIB if pure else frozenset(),
+    )
+
+
+ROOT = "(package root)"
+"""``spectacular_bid/__init__.py``: a docstring and metadata, importable by every part."""
+
+LAYERS: dict[str, Layer] = {
+    ROOT: _layer(ROOT),
+    "rules": _layer(ROOT, "rules", pure=True),
+    "clock": _layer(ROOT, "rules", "clock", pure=True),
+    "service": _layer(ROOT, "rules", "clock", "service", third_party=True),
+    "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True),
+    "web": _layer(ROOT, "rules", "clock", "service", "store", "web", third_party=True),
+    "bench": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
+    "cli": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
+}
+
+COMPOSITION_ROOTS = ("spectacular_bid.web.app", "spectacular_bid.cli", "spectacular_bid.bench")
+"""The only modules (or packages) outside store and service that may import both together."""
+
+
+def layer_of(module: str) -> str:
+    """The part of the package a dotted module name belongs to: ``rules``, ``clock``…"""
+    parts = module.split(".")
+    assert parts[0] == PACKAGE, module
+    return parts[1] if len(parts) > 1 else ROOT
+
+
+def _is_within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def imported_modules(
+    module: str, tree: ast.Module, *, is_package: bool, known: frozenset[str]
+) -> list[tuple[int, str]]:
+    """(line, absolute module name) for every import in ``tree``, relative ones resolved.
+
+    ``from P import N`` counts as ``P.N`` when that is a module of the package or a part of
+    :data:`LAYERS` (``from spectacular_bid import web``), else as ``P``.
+    """
+    here = module if is_package else module.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = here.split(".")
+                base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join([*base_parts, node.module] if node.module else base_parts)
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                is_module = full in known or (base == PACKAGE and alias.name in LAYERS)
+                found.append((node.lineno, full if is_module else base))
+    return found
+
+
+def check_source(
+    module: str, source: str, *, is_package: bool = False, known: frozenset[str] = frozenset()
+) -> list[str]:
+    """Every import of ``module`` (given as source text) that breaks the table; [] when clean."""
+    layer_name = layer_of(module)
+    layer = LAYERS.get(layer_name)
+    if layer is None:
+        return [f"{module}: part {layer_name!r} has no row in LAYERS: add one"]
+    tree = ast.parse(source, filename=module)
+    problems: list[str] = []
+    parts_used: set[str] = set()
+    for line, name in imported_modules(module, tree, is_package=is_package, known=known):
+        where = f"{module}:{line} imports {name}"
+        top = name.split(".")[0]
+        if top == PACKAGE:
+            used = layer_of(name)
+            parts_used.add(used)
+            if used not in layer.internal:
+                problems.append(f"{where}: {layer_name} may not import {used}")
+        elif top in sys.stdlib_module_names:
+            if top in layer.banned_stdlib:
+                problems.append(f"{where}: {layer_name} must stay pure (no {top})")
+        elif not layer.third_party:
+            problems.append(f"{where}: {layer_name} may import only the standard library")
+    composes = layer_name not in ("store", "service") and {"store", "service"} <= parts_used
+    if composes and not any(_is_within(module, root) for root in COMPOSITION_ROOTS):
+        problems.append(
+            f"{module}: imports both store and service; only web/app.py, cli.py and "
+            "bench/ compose them"
+        )
+    return problems
+
+
+def module_name(path: Path, src: Path = SRC) -> tuple[str, bool]:
+    """The dotted name of a source file under ``src`` and whether it is a package's
+    ``__init__``."""
+    relative = path.relative_to(src.parent).with_suffix("")
+    parts = list(relative.parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join(parts), is_package
+
+
+def source_modules(src: Path = SRC) -> list[tuple[str, bool, Path]]:
+    return sorted((*module_name(path, src), path) for path in src.rglob("*.py"))
+
+
+def check_tree(src: Path = SRC) -> list[str]:
+    """Every broken import in the package whose directory is ``src``."""
+    modules = source_modules(src)
+    known = frozenset(name for name, _, _ in modules)
+    problems: list[str] = []
+    for name, is_package, path in modules:
+        source = path.read_text(encoding="utf-8")
+        problems += check_source(name, source, is_package=is_package, known=known)
+    return problems
+
+
+# -- the real tree ----------------------------------------------------------------------------
+
+
+def test_walk_finds_the_package() -> None:
+    names = {name for name, _, _ in source_modules()}
+    # If the walk found nothing, every other check here would pass vacuously.
+    assert {
+        "spectacular_bid",
+        "spectacular_bid.cli",
+        "spectacular_bid.clock",
+        "spectacular_bid.rules.board",
+        "spectacular_bid.bench.rules",
+    } <= names
+
+
+def test_imports_follow_the_table() -> None:
+    assert check_tree() == []
+
+
+def test_every_part_has_a_row() -> None:
+    parts = {layer_of(name) for name, _, _ in source_modules()}
+    assert parts <= set(LAYERS)
+
+
+# -- the checker catches what it should -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        pytest.param(
+            "spectacular_bid.rules.board",
+            "import time\n",
+            ["spectacular_bid.rules.board:1 imports time: rules must stay pure (no time)"],
+            id="rules-time",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.round",
+            "from __future__ import annotations\n\nfrom random import shuffle\n",
+            ["spectacular_bid.rules.round:3 imports random: rules must stay pure (no random)"],
+            id="rules-from-random",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.match",
+            "import os.path\n",
+            ["spectacular_bid.rules.match:1 imports os.path: rules must stay pure (no os)"],
+            id="rules-os-path",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.match",
+            "def f() -> None:\n    import asyncio\n",
+            ["spectacular_bid.rules.match:2 imports asyncio: rules must stay pure (no asyncio)"],
+            id="rules-nested-asyncio",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.tiles",
+            "import numpy\n",
+            [
+                "spectacular_bid.rules.tiles:1 imports numpy: rules may import only the standard "
+                "library"
+            ],
+            id="rules-third-party",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.tiles",
+            "from spectacular_bid.clock import MatchClock\n",
+            [
+                "spectacular_bid.rules.tiles:1 imports spectacular_bid.clock: rules may not "
+                "import clock"
+            ],
+            id="rules-clock",
+        ),
+        pytest.param(
+            "spectacular_bid.rules.tiles",
+            "from .. import clock\n",
+            [
+                "spectacular_bid.rules.tiles:1 imports spectacular_bid.clock: rules may not "
+                "import clock"
+            ],
+            id="rules-relative-clock",
+        ),
+        pytest.param(
+            "spectacular_bid.clock",
+            "from spectacular_bid.service import actor\n",
+            [
+                "spectacular_bid.clock:1 imports spectacular_bid.service: clock may not import "
+                "service"
+            ],
+            id="clock-service",
+        ),
+        pytest.param(
+            "spectacular_bid.clock",
+            "import pydantic\n",
+            [
+                "spectacular_bid.clock:1 imports pydantic: clock may import only the standard "
+                "library"
+            ],
+            id="clock-third-party",
+        ),
+        pytest.param(
+            "spectacular_bid.service.actor",
+            "from spectacular_bid.web import messages\n",
+            [
+                "spectacular_bid.service.actor:1 imports spectacular_bid.web: service may not "
+                "import web"
+            ],
+            id="service-web",
+        ),
+        pytest.param(
+            "spectacular_bid.service.actor",
+            "import spectacular_bid.store.models\n",
+            [
+                "spectacular_bid.service.actor:1 imports spectacular_bid.store.models: service "
+                "may not import store"
+            ],
+            id="service-store",
+        ),
+        pytest.param(
+            "spectacular_bid.store.repository",
+            "from spectacular_bid import web\n",
+            [
+                "spectacular_bid.store.repository:1 imports spectacular_bid.web: store may not "
+                "import web"
+            ],
+            id="store-web",
+        ),
+        pytest.param(
+            "spectacular_bid.web.routes",
+            "from spectacular_bid.service import actor\nfrom spectacular_bid.store import db\n",
+            [
+                "spectacular_bid.web.routes: imports both store and service; only web/app.py, "
+                "cli.py and bench/ compose them"
+            ],
+            id="web-routes-compose",
+        ),
+        pytest.param(
+            "spectacular_bid.replay",
+            "import json\n",
+            ["spectacular_bid.replay: part 'replay' has no row in LAYERS: add one"],
+            id="unknown-part",
+        ),
+    ],
+)
+def test_checker_catches(module: str, source: str, expected: list[str]) -> None:
+    assert check_source(module, source) == expected
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("spectacular_bid.rules.board", "import enum\nfrom .tiles import Tile\n"),
+        ("spectacular_bid.clock", "from dataclasses import dataclass\nimport enum\n"),
+        ("spectacular_bid.service.actor", "import asyncio\nimport pydantic\n"),
+        ("spectacular_bid.store.repository", "import sqlalchemy\nfrom ..service import ports\n"),
+        ("spectacular_bid.web.app", "from spectacular_bid import service, store\n"),
+        (
+            "spectacular_bid.cli",
+            "from spectacular_bid.store import db\nimport spectacular_bid.service\n",
+        ),
+        (
+            "spectacular_bid.bench.server",
+            "from spectacular_bid import store\nfrom spectacular_bid import service\n",
+        ),
+    ],
+)
+def test_checker_allows(module: str, source: str) -> None:
+    assert check_source(module, source) == []
+
+
+def test_checker_resolves_package_relative_imports() -> None:
+    # In rules/__init__.py, "from . import x" is rules.x and ".." is the package root.
+    assert check_source("spectacular_bid.rules", "from . import board\n", is_package=True) == []
+    assert check_source("spectacular_bid.rules", "from ..web import app\n", is_package=True) == [
+        "spectacular_bid.rules:1 imports spectacular_bid.web: rules may not import web"
+    ]
+
+
+def test_checker_on_a_tree_with_a_bad_file(tmp_path: Path) -> None:
+    # The walk itself, not only check_source: a violating file in a package tree is reported.
+    src = tmp_path / PACKAGE
+    (src / "rules").mkdir(parents=True)
+    (src / "__init__.py").write_text('"""Root."""\n', encoding="utf-8")
+    (src / "rules" / "tiles.py").write_text("import enum\n", encoding="utf-8")
+    (src / "rules" / "bad.py").write_text("from . import tiles\nimport secrets\n", encoding="utf-8")
+    assert check_tree(src) == [
+        "spectacular_bid.rules.bad:2 imports secrets: rules must stay pure (no secrets)"
+    ]

@@ -1,0 +1,105 @@
+"""``specbid bench rules``: one JSON line from the rules benchmark, and clear usage errors.
+
+No timing assertions: performance targets live in the benchmark's own report, not in tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spectacular_bid.cli import main
+
+RATES = ("rounds_per_s", "actions_per_s", "matches_per_s")
+
+
+def test_bench_rules_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["bench", "rules", "--seconds", "0.2", "--repeats", "1", "--seed", "1"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    assert err == ""
+    assert out.endswith("\n")
+    assert out.count("\n") == 1
+    report = json.loads(out)
+    assert isinstance(report, dict)
+    assert report["benchmark"] == "rules"
+    assert report["repeats"] == 1
+    assert report["seconds_per_repeat"] == 0.2
+    for key in RATES:
+        value = report[key]
+        assert isinstance(value, float)
+        assert value > 0, key
+
+
+def test_bench_rules_passes_defaults(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[float, int, int | None]] = []
+
+    def fake_run(
+        seconds: float = 0.0, repeats: int = 0, seed: int | None = None
+    ) -> dict[str, object]:
+        calls.append((seconds, repeats, seed))
+        return {"benchmark": "rules", "text": "–"}
+
+    monkeypatch.setattr("spectacular_bid.bench.rules.run", fake_run)
+    assert main(["bench", "rules"]) == 0
+    assert calls == [(2.0, 5, None)]
+    assert capsys.readouterr().out == '{"benchmark": "rules", "text": "\\u2013"}\n'
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--repeats", "0"],
+        ["--repeats", "-3"],
+        ["--repeats", "two"],
+        ["--repeats", "1.5"],
+        ["--seconds", "0"],
+        ["--seconds", "-1"],
+        ["--seconds", "nan"],
+        ["--seconds", "inf"],
+        ["--seconds", "soon"],
+        ["--seed", "x"],
+    ],
+)
+def test_bench_rules_bad_values_exit_2(capsys: pytest.CaptureFixture[str], args: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "rules", *args])
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"argument {args[0]}: expected" in err or f"argument {args[0]}: invalid" in err
+
+
+@pytest.mark.parametrize("argv", [[], ["bench"], ["bench", "nothing"]])
+def test_missing_or_unknown_command_exits_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "usage: specbid" in capsys.readouterr().err
+
+
+def test_installed_bench_bad_repeats_exits_2() -> None:
+    script = shutil.which("specbid", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.fail(f"no specbid console script next to {sys.executable}: install the project")
+    done = subprocess.run(
+        [script, "bench", "rules", "--repeats", "0"],
+        capture_output=True,
+        env=dict(os.environ),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"argument --repeats: expected an integer >= 1, got '0'" in done.stderr
+    assert b"Traceback" not in done.stderr
