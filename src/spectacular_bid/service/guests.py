@@ -1,0 +1,75 @@
+"""Identity without accounts: a guest is a display name and an unguessable bearer token.
+
+The token (32 random bytes, URL-safe) is shown to its owner once and stored only as a SHA-256
+hash, so a leaked database does not let anyone act for a seat. A seat belongs to the player
+whose token took it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import unicodedata
+import uuid
+from dataclasses import dataclass
+from typing import Final
+
+from spectacular_bid.service.ports import MatchStore, PlayerRecord
+
+NAME_MAX: Final = 24
+
+
+class DisplayNameError(ValueError):
+    """A display name that is empty, too long, or made of control characters."""
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: str
+    name: str
+
+
+def clean_name(raw: str) -> str:
+    """Normalize a display name (NFC, inner whitespace folded) or raise with the reason."""
+    name = " ".join(unicodedata.normalize("NFC", raw).split())
+    if not name:
+        raise DisplayNameError("a display name needs at least one visible character")
+    if len(name) > NAME_MAX:
+        raise DisplayNameError(f"a display name has at most {NAME_MAX} characters, not {len(name)}")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise DisplayNameError(f"a display name may not contain control characters: {raw!r}")
+    return name
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Guests:
+    def __init__(self, store: MatchStore) -> None:
+        self._store = store
+        self._cache: dict[str, Player] = {}
+
+    async def create(self, name: str, now_ms: int) -> tuple[Player, str]:
+        """A new guest with ``name``; returns the player and its token (shown once)."""
+        player = Player(uuid.uuid4().hex, clean_name(name))
+        token = secrets.token_urlsafe(32)
+        digest = token_hash(token)
+        await self._store.add_player(PlayerRecord(player.id, player.name, digest, now_ms))
+        self._cache[digest] = player
+        return player, token
+
+    async def resolve(self, token: str | None) -> Player | None:
+        """The guest a token belongs to, or None for a missing or unknown token."""
+        if not token or len(token) > 128:
+            return None
+        digest = token_hash(token)
+        cached = self._cache.get(digest)
+        if cached is not None:
+            return cached
+        record = await self._store.player_by_token_hash(digest)
+        if record is None:
+            return None
+        player = Player(record.id, record.name)
+        self._cache[digest] = player
+        return player

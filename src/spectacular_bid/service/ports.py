@@ -1,0 +1,98 @@
+"""The storage port: what the service needs from a database, and nothing more (STYLE rule 1).
+
+The service calls :meth:`MatchStore.append` and waits for it before anyone is told of a command's
+events, so whatever a player saw is durable. :mod:`spectacular_bid.service.memory` implements the
+port in memory; the database implementation lives in ``spectacular_bid.store``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Protocol
+
+from spectacular_bid.service.codec import JSON
+
+
+class MatchMode(Enum):
+    INVITE = "invite"
+    """An online match joined through its invitation link."""
+    OPEN = "open"
+    """An open challenge listed in the lobby for anyone to accept."""
+    SHARED = "shared"
+    """Both seats on one device, with a private hand-over between turns (R7.5)."""
+
+
+class MatchStatus(Enum):
+    WAITING = "waiting"
+    """A seat is still empty (D3: the join timeout runs)."""
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+    """Ended with no result (D3, D5)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    id: str
+    name: str
+    token_hash: str
+    """SHA-256 of the guest's bearer token: the token itself is never stored."""
+    created_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """A match's header: who sits where, its settings, its status and its result."""
+
+    id: str
+    mode: MatchMode
+    settings: JSON
+    first_player: str | None
+    second_player: str | None
+    status: MatchStatus
+    winner: str | None
+    """``"first"``/``"second"`` or None."""
+    reason: str | None
+    rated: bool
+    created_at_ms: int
+    ended_at_ms: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One version of a match: the command that made it and the events it caused."""
+
+    match_id: str
+    version: int
+    seat: str | None
+    command: JSON
+    events: JSON
+    wall_ms: int
+    mono_ms: int
+    clock: JSON
+
+
+class StorageError(RuntimeError):
+    """A write the service depends on did not become durable."""
+
+
+class MatchStore(Protocol):
+    async def add_player(self, player: PlayerRecord) -> None: ...
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
+
+    async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]: ...
+
+    async def save_match(self, match: MatchRecord) -> None:
+        """Insert or update a match header."""
+        ...
+
+    async def append(self, records: Sequence[EventRecord]) -> None:
+        """Make ``records`` durable, or raise :class:`StorageError` and keep none of them."""
+        ...
+
+    async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]: ...
+
+    async def match(self, match_id: str) -> MatchRecord | None: ...
