@@ -36,13 +36,16 @@ from spectacular_bid.rules.actions import (
     Flag,
     Play,
     Resign,
+    RoundEnded,
 )
 from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhaseError
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
+from spectacular_bid.rules.tiles import Tile
 from spectacular_bid.rules.views import event_for, view_for
 from spectacular_bid.service.codec import JSON, action_json, event_json, to_json
 from spectacular_bid.service.decks import DeckSource
+from spectacular_bid.service.fairness import deck_commitment, new_salt
 from spectacular_bid.service.guests import Player
 from spectacular_bid.service.intents import ErrorCode, Intent, IntentKind, Rejection
 from spectacular_bid.service.ports import (
@@ -117,6 +120,9 @@ class _Rollback:
     status: MatchStatus
     seats: list[Player | None]
     start_deadline_ms: int | None
+    commitment: JSON
+    reveal: JSON
+    secret: tuple[tuple[Tile, ...], str] | None
 
 
 @dataclass(slots=True)
@@ -169,6 +175,11 @@ class MatchActor:
             else None
         )
         self.subscribers: list[Subscriber] = []
+        self.commitment: JSON = None
+        """The current round's deck commitment, shown to everyone from the deal on."""
+        self.reveal: JSON = None
+        """The last finished round's salt and deck, so anyone can check its commitment."""
+        self._secret: tuple[tuple[Tile, ...], str] | None = None
         self._log: list[_Entry] = []
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -431,8 +442,23 @@ class MatchActor:
         now = self._now_ms()
         self._move_clock(before_decision, charge_ms, now, events)
         command = action_json(action)
-        await self._commit(rollback, seat, command, tuple(events), (), now)
+        await self._commit(rollback, seat, command, tuple(events), self._reveal_deck(events), now)
         return self.version
+
+    def _reveal_deck(self, events: list[Event]) -> tuple[JSON, ...]:
+        """When a round ends, publish its salt and deck so its commitment can be checked."""
+        if self._secret is None or not any(isinstance(e, RoundEnded) for e in events):
+            return ()
+        deck, salt = self._secret
+        self._secret = None
+        self.reveal = {
+            "type": "deck_revealed",
+            "round": self.match.round_number,
+            "commitment": self.commitment["commitment"] if self.commitment else None,
+            "salt": salt,
+            "deck": [t.notation() for t in deck],
+        }
+        return (self.reveal,)
 
     async def _start(self, seats: list[Seat], now: int) -> int:
         """D3: Start/Continue. Both seats, or one press on a shared device, deal the round."""
@@ -459,7 +485,16 @@ class MatchActor:
         events = self.match.apply(deal)
         now = self._now_ms()
         self._move_clock(before_decision, now, now, events)
-        await self._commit(rollback, pressed_by, action_json(deal), tuple(events), (), now)
+        salt = new_salt()
+        self._secret = (deal.deck, salt)
+        self.commitment = {
+            "type": "deck_committed",
+            "round": self.match.round_number,
+            "commitment": deck_commitment(deal.deck, salt),
+        }
+        extra: tuple[JSON, ...] = (self.commitment,)
+        command = {**action_json(deal), "salt": salt}
+        await self._commit(rollback, pressed_by, command, tuple(events), extra, now)
         return self.version
 
     async def _reveal(self, seats: list[Seat], intent: Intent) -> int:
@@ -571,6 +606,9 @@ class MatchActor:
             self.status,
             list(self.seats),
             self.start_deadline_ms,
+            self.commitment,
+            self.reveal,
+            self._secret,
         )
 
     def _restore(self, rollback: _Rollback) -> None:
@@ -582,6 +620,9 @@ class MatchActor:
         self.status = rollback.status
         self.seats = rollback.seats
         self.start_deadline_ms = rollback.start_deadline_ms
+        self.commitment = rollback.commitment
+        self.reveal = rollback.reveal
+        self._secret = rollback.secret
         self._rearm_flag()
 
     # -- timers ---------------------------------------------------------------------------
@@ -694,6 +735,8 @@ class MatchActor:
             "ready": {"first": Seat.FIRST in self.ready, "second": Seat.SECOND in self.ready},
             "start_deadline_ms": self.start_deadline_ms,
             "join_deadline_ms": self.join_deadline_ms,
+            "deck_commitment": self.commitment,
+            "deck_reveal": self.reveal,
         }
 
     def _message(self, kind: str, audience: Audience, events: list[JSON] | None) -> str:
