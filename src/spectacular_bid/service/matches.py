@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
@@ -81,13 +82,20 @@ class MatchService:
         for listener in list(self.listeners):
             listener()
 
-    async def create_match(self, creator: Player, mode: MatchMode) -> MatchActor:
+    async def create_match(
+        self, creator: Player, mode: MatchMode, clock: ClockSettings | None = None
+    ) -> MatchActor:
+        """A new match with ``creator`` in the first seat (both seats on a shared device).
+
+        ``clock`` overrides the server's time control for this match (casual games, tests).
+        """
         match_id = secrets.token_urlsafe(9)
+        settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
             match_id,
             mode,
             creator,
-            self.settings,
+            settings,
             self.store,
             self._deck_source_for(match_id),
             self.now_ms,
