@@ -84,6 +84,7 @@ LAYERS: dict[str, Layer] = {
     "web": _layer(ROOT, "rules", "clock", "service", "store", "web", third_party=True),
     "bench": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
     "cli": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
+    "__main__": _layer(ROOT, "cli"),
 }
 
 COMPOSITION_ROOTS = ("spectacular_bid.web.app", "spectacular_bid.cli", "spectacular_bid.bench")
