@@ -117,6 +117,10 @@ _ABORT_ENDS: Final = {
 }
 
 
+def _seat_text(seat: object) -> str:
+    return str(SEATS[seat]) if isinstance(seat, int) and seat in (0, 1) else repr(seat)
+
+
 class Match:
     """A whole match between two seats. Mutable, with a cheap :meth:`copy`."""
 
@@ -294,7 +298,8 @@ class Match:
             )
         to_act = self.to_act
         if seat != to_act or not isinstance(seat, int) or isinstance(seat, bool):
-            raise NotYourTurnError(f"it is not {seat!r}'s turn: {to_act} is to act")
+            who = str(to_act) if to_act is not None else "nobody"
+            raise NotYourTurnError(f"it is not {_seat_text(seat)}'s turn: {who} is to act")
         assert to_act is not None
         return to_act
 

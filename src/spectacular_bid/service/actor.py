@@ -72,6 +72,8 @@ class Audience(Enum):
 
 
 _SEAT_AUDIENCE = (Audience.FIRST, Audience.SECOND)
+_RETRY_MS = 1_000
+"""How soon a timer's work that storage refused is tried again."""
 
 
 class Subscriber:
@@ -120,6 +122,7 @@ class _Rollback:
     status: MatchStatus
     seats: list[Player | None]
     start_deadline_ms: int | None
+    join_deadline_ms: int | None
     commitment: JSON
     reveal: JSON
     secret: tuple[tuple[Tile, ...], str] | None
@@ -336,12 +339,12 @@ class MatchActor:
             raise Rejection(ErrorCode.NOT_YOUR_SEAT, f"you cannot watch as {audience.value}")
         sub = Subscriber(audience, player, self.settings.subscriber_queue)
         oldest_kept = self._log[0].version if self._log else self.version + 1
+        self.subscribers.append(sub)
         if since is not None and 0 <= since <= self.version and since + 1 >= oldest_kept:
             missed = [e for e in self._log if e.version > since]
             sub.offer(self._message("update", audience, self._events_json(missed, audience)))
         else:
             sub.offer(self._message("state", audience, None))
-        self.subscribers.append(sub)
         self._broadcast_presence()
         return sub
 
@@ -586,13 +589,14 @@ class MatchActor:
                 ErrorCode.STORAGE_FAILED, "the move could not be saved; nothing changed"
             ) from None
         self.version = version
-        self._log.append(_Entry(version, events, extra))
+        entry = _Entry(version, events, extra)
+        self._log.append(entry)
         if len(self._log) > self.settings.resend_limit:
             del self._log[: len(self._log) - self.settings.resend_limit]
         if self.match.is_over and rollback.status in (MatchStatus.WAITING, MatchStatus.ACTIVE):
             await self._store.save_match(self.record())
         self._rearm_flag()
-        self._publish(self._log[-1])
+        self._publish(entry)
         if self._on_change is not None:
             self._on_change(self)
 
@@ -606,6 +610,7 @@ class MatchActor:
             self.status,
             list(self.seats),
             self.start_deadline_ms,
+            self.join_deadline_ms,
             self.commitment,
             self.reveal,
             self._secret,
@@ -620,10 +625,23 @@ class MatchActor:
         self.status = rollback.status
         self.seats = rollback.seats
         self.start_deadline_ms = rollback.start_deadline_ms
+        self.join_deadline_ms = rollback.join_deadline_ms
         self.commitment = rollback.commitment
         self.reveal = rollback.reveal
         self._secret = rollback.secret
+        self._rearm_all()
+
+    def _rearm_all(self) -> None:
+        """Arm exactly the timers the current state needs (after a refused write, too)."""
         self._rearm_flag()
+        now = self._now_ms()
+        for name, deadline in (("join", self.join_deadline_ms), ("grace", self.start_deadline_ms)):
+            if deadline is None or not self.is_live:
+                self._disarm(name)
+            else:
+                # A deadline already passed (its work was refused by storage) is retried soon,
+                # not in a tight loop.
+                self._arm(name, deadline if deadline > now else now + _RETRY_MS)
 
     # -- timers ---------------------------------------------------------------------------
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spectacular_bid.service.ports import EventRecord, MatchRecord, PlayerRecord, StorageError
+from spectacular_bid.service.codec import JSON
+from spectacular_bid.service.ports import (
+    EventRecord,
+    MatchRecord,
+    PlayerRecord,
+    RoundRecord,
+    StorageError,
+)
 
 
 class InMemoryStore:
@@ -14,6 +21,7 @@ class InMemoryStore:
         self._by_token: dict[str, str] = {}
         self._matches: dict[str, MatchRecord] = {}
         self._events: dict[str, list[EventRecord]] = {}
+        self._rounds: dict[tuple[str, int], RoundRecord] = {}
         self.fail_appends = False
         """Test switch: make every append fail, as a broken database would."""
 
@@ -47,3 +55,33 @@ class InMemoryStore:
 
     async def match(self, match_id: str) -> MatchRecord | None:
         return self._matches.get(match_id)
+
+    async def save_round(
+        self,
+        match_id: str,
+        number: int,
+        commitment: str,
+        salt: str | None = None,
+        deck: JSON | None = None,
+    ) -> None:
+        key = (match_id, number)
+        stored = self._rounds.get(key)
+        if stored is None:
+            self._rounds[key] = RoundRecord(match_id, number, commitment, salt, deck)
+            return
+        if stored.commitment != commitment:
+            raise StorageError(
+                f"round {number} of {match_id} is committed to {stored.commitment}, "
+                f"not {commitment}"
+            )
+        self._rounds[key] = RoundRecord(
+            match_id,
+            number,
+            commitment,
+            stored.salt if salt is None else salt,
+            stored.deck if deck is None else deck,
+        )
+
+    async def rounds(self, match_id: str) -> list[RoundRecord]:
+        found = [r for (m, _), r in self._rounds.items() if m == match_id]
+        return sorted(found, key=lambda r: r.number)

@@ -74,6 +74,21 @@ class EventRecord:
     clock: JSON
 
 
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A round's deck commitment, and its salt and deck once revealed (D4)."""
+
+    match_id: str
+    number: int
+    """1 for the first round of the match."""
+    commitment: str
+    """SHA-256 hex over the deck order and the salt, published when the round is dealt."""
+    salt: str | None = None
+    """None until the round ends."""
+    deck: JSON | None = None
+    """The deck order; None until the round ends."""
+
+
 class StorageError(RuntimeError):
     """A write the service depends on did not become durable."""
 
@@ -96,3 +111,23 @@ class MatchStore(Protocol):
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]: ...
 
     async def match(self, match_id: str) -> MatchRecord | None: ...
+
+    async def save_round(
+        self,
+        match_id: str,
+        number: int,
+        commitment: str,
+        salt: str | None = None,
+        deck: JSON | None = None,
+    ) -> None:
+        """Record a round's commitment when it is dealt, then its salt and deck when it ends.
+
+        A round's commitment never changes: saving a different one for a stored round raises
+        :class:`StorageError` and changes nothing. ``salt`` and ``deck`` left as None keep what is
+        stored.
+        """
+        ...
+
+    async def rounds(self, match_id: str) -> list[RoundRecord]:
+        """The match's rounds in order of their number."""
+        ...

@@ -1,0 +1,232 @@
+"""Who may act, against which version, and what a refusal leaves behind (R8.3, issue 3 §3, §5,
+and the durability order of issue 4): every refused command changes nothing at all."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from spectacular_bid.clock import MatchClock
+from spectacular_bid.rules.board import Place, Side
+from spectacular_bid.rules.match import Match, Phase
+from spectacular_bid.rules.seats import Seat
+from spectacular_bid.rules.tiles import parse_tile
+from spectacular_bid.service.actor import Audience, MatchActor
+from spectacular_bid.service.intents import ErrorCode, IntentKind
+from spectacular_bid.service.ports import MatchMode
+
+from .helpers import (
+    ANN,
+    CY,
+    DRAW_DECK,
+    FIRST,
+    SECOND,
+    FakeTime,
+    Table,
+    Tables,
+    fake_time_settings,
+    messages,
+    refused,
+    repeat,
+)
+
+SIX_SIX = parse_tile("6-6")
+
+
+@dataclasses.dataclass
+class Before:
+    """Everything a command may change, taken before it (compared with ``==`` after)."""
+
+    match: Match
+    clock: MatchClock
+    version: int
+    handover: Seat | None
+    ready: set[Seat]
+    stored: int
+
+    @classmethod
+    async def of(cls, table: Table) -> Before:
+        actor = table.actor
+        stored = len(await table.store.events(actor.id))
+        return cls(
+            actor.match.copy(), actor.clock, actor.version, actor.handover, set(actor.ready), stored
+        )
+
+    async def unchanged(self, table: Table) -> None:
+        assert await Before.of(table) == self
+
+
+async def dealt(tables: Tables, mode: MatchMode = MatchMode.INVITE) -> Table:
+    table = await tables.open(
+        fake_time_settings(), time_source=FakeTime(), deck_source_for=repeat(DRAW_DECK), mode=mode
+    )
+    await table.start_round()
+    if mode is MatchMode.SHARED:
+        await table.act(FIRST, IntentKind.REVEAL)
+    assert table.actor.match.to_act is FIRST
+    assert table.actor.match.opening_tile == SIX_SIX
+    return table
+
+
+async def test_r8_3_a_stale_version_is_refused_and_changes_nothing(tables: Tables) -> None:
+    table = await dealt(tables)
+    version = table.actor.version
+    before = await Before.of(table)
+    for stale in (version - 1, version + 1, 0):
+        table.advance(1_000)
+        rejection = await refused(table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX, version=stale))
+        assert rejection.code is ErrorCode.STALE_VERSION
+        assert rejection.message == f"made against version {stale}, the match is at {version}"
+        await before.unchanged(table)
+    # The same command against the right version is accepted: only the version was wrong.
+    assert await table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX) == version + 1
+
+
+async def test_r8_3_a_repeated_command_is_refused_as_stale(tables: Tables) -> None:
+    table = await dealt(tables)
+    version = table.actor.version
+    await table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX, version=version)
+    before = await Before.of(table)
+    rejection = await refused(table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX, version=version))
+    assert rejection.code is ErrorCode.STALE_VERSION
+    await before.unchanged(table)
+
+
+async def test_r8_3_an_illegal_play_is_refused_with_its_reason(tables: Tables) -> None:
+    table = await dealt(tables)
+    before = await Before.of(table)
+    wrong_opening = await refused(table.act(FIRST, IntentKind.PLAY, tile=parse_tile("0-0")))
+    assert wrong_opening.code is ErrorCode.ILLEGAL
+    assert wrong_opening.message == "the opening tile must be [6|6] (R2.3), not [0|0]"
+    await before.unchanged(table)
+    not_held = await refused(table.act(FIRST, IntentKind.PLAY, tile=parse_tile("1-1")))
+    assert not_held.code is ErrorCode.ILLEGAL
+    assert not_held.message == "[1|1] is not in your hand"
+    await before.unchanged(table)
+    await table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX)
+    # The second seat holds no 6: a placement of its own tile is illegal (R3.1).
+    before = await Before.of(table)
+    no_match = await refused(
+        table.act(
+            SECOND,
+            IntentKind.PLAY,
+            tile=parse_tile("1-2"),
+            at=Place(SIX_SIX, Side.LINE_B),
+        )
+    )
+    assert no_match.code is ErrorCode.ILLEGAL
+    assert no_match.message == "[1|2] does not match [6|6] (line B, 6) (R3.1)"
+    await before.unchanged(table)
+
+
+async def test_r8_3_acting_out_of_turn_is_refused(tables: Tables) -> None:
+    table = await dealt(tables)
+    before = await Before.of(table)
+    rejection = await refused(table.act(SECOND, IntentKind.PLAY, tile=parse_tile("1-1")))
+    assert rejection.code is ErrorCode.NOT_YOUR_TURN
+    await before.unchanged(table)
+
+
+async def test_r8_3_a_spectator_cannot_act(tables: Tables) -> None:
+    table = await dealt(tables)
+    before = await Before.of(table)
+    for spectator in (None, CY):
+        for kind in (IntentKind.PLAY, IntentKind.RESIGN, IntentKind.START):
+            rejection = await refused(table.submit(spectator, kind, tile=SIX_SIX))
+            assert rejection.code is ErrorCode.NOT_A_PLAYER
+            await before.unchanged(table)
+
+
+async def test_r8_3_a_seat_cannot_act_for_the_other_seat(tables: Tables) -> None:
+    table = await dealt(tables)
+    before = await Before.of(table)
+    # The first seat is to act, but its player's token is not the second seat's.
+    for kind in (IntentKind.PLAY, IntentKind.RESIGN):
+        rejection = await refused(table.act(FIRST, kind, tile=parse_tile("1-1"), seat=SECOND))
+        assert rejection.code is ErrorCode.NOT_YOUR_SEAT
+        assert rejection.message == "you do not hold the second seat"
+        await before.unchanged(table)
+    resign = await refused(table.act(SECOND, IntentKind.RESIGN, seat=FIRST))
+    assert resign.code is ErrorCode.NOT_YOUR_SEAT
+    await before.unchanged(table)
+    # Watching as the other seat is refused too (issue 3 §5: each view is its receiver's).
+    peek = await refused(table.actor.subscribe(table.player(SECOND), None, Audience.FIRST))
+    assert peek.code is ErrorCode.NOT_YOUR_SEAT
+
+
+async def test_r8_3_a_storage_failure_refuses_the_command_and_changes_nothing(
+    tables: Tables,
+) -> None:
+    table = await dealt(tables)
+    actor = table.actor
+    watcher = await actor.subscribe(None, actor.version)
+    messages(watcher)
+    version = actor.version
+    before = await Before.of(table)
+    assert actor.clock.running is FIRST
+    table.advance(13_000)
+    table.store.fail_appends = True
+    rejection = await refused(table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX))
+    assert rejection.code is ErrorCode.STORAGE_FAILED
+    await before.unchanged(table)
+    assert messages(watcher) == []  # nobody hears of what was not stored
+    table.store.fail_appends = False
+    # The same command, against the same version, now succeeds and is charged normally.
+    assert await table.act(FIRST, IntentKind.PLAY, tile=SIX_SIX, version=version) == version + 1
+    assert actor.clock.bank_ms.first == 117_000
+    assert actor.clock.running is SECOND
+    assert [m["version"] for m in messages(watcher)] == [version + 1]
+
+
+async def test_r8_3_a_storage_failure_on_a_deal_changes_nothing(tables: Tables) -> None:
+    table = await tables.open(
+        fake_time_settings(), time_source=FakeTime(), deck_source_for=repeat(DRAW_DECK)
+    )
+    actor = table.actor
+    await table.act(FIRST, IntentKind.START)
+    before = await Before.of(table)
+    commitment = actor.commitment
+    table.store.fail_appends = True
+    rejection = await refused(table.act(SECOND, IntentKind.START))
+    assert rejection.code is ErrorCode.STORAGE_FAILED
+    await before.unchanged(table)
+    assert actor.match.phase is Phase.AWAITING_DEAL
+    assert actor.commitment == commitment
+    table.store.fail_appends = False
+    await table.act(SECOND, IntentKind.START)
+    assert actor.match.round_number == 1
+
+
+async def test_r8_3_a_storage_failure_on_a_reveal_changes_nothing(tables: Tables) -> None:
+    table = await tables.open(
+        fake_time_settings(),
+        time_source=FakeTime(),
+        deck_source_for=repeat(DRAW_DECK),
+        mode=MatchMode.SHARED,
+    )
+    actor = table.actor
+    await table.start_round()
+    assert actor.handover is FIRST
+    before = await Before.of(table)
+    table.store.fail_appends = True
+    rejection = await refused(table.submit(ANN, IntentKind.REVEAL))
+    assert rejection.code is ErrorCode.STORAGE_FAILED
+    await before.unchanged(table)
+    assert actor.snapshot_json(Audience.DEVICE)["hand"] is None
+    table.store.fail_appends = False
+    await table.submit(ANN, IntentKind.REVEAL)
+    assert actor.handover is None
+    assert actor.clock.running is FIRST
+
+
+async def test_r8_3_commands_before_the_second_seat_is_taken_are_refused(
+    tables: Tables,
+) -> None:
+    table = await tables.open(fake_time_settings(), time_source=FakeTime(), join=False)
+    actor: MatchActor = table.actor
+    before = await Before.of(table)
+    start = await refused(table.submit(ANN, IntentKind.START))
+    assert start.code is ErrorCode.WRONG_PHASE
+    draw = await refused(table.submit(ANN, IntentKind.DRAW))
+    assert draw.code is ErrorCode.WRONG_PHASE
+    await before.unchanged(table)
+    assert actor.version == 0
