@@ -1,4 +1,5 @@
-"""The ``specbid`` command line: ``specbid board …`` and ``specbid bench rules``.
+"""The ``specbid`` command line: ``specbid board …``, ``specbid bench rules``, ``specbid serve``
+and ``specbid schema``.
 
 One subparser per subcommand, each handled by one small function that takes the parsed arguments
 and returns the exit status, so ``serve``, ``replay``, ``bench server`` and ``bench store`` slot in
@@ -109,6 +110,75 @@ def run_bench_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- serve ------------------------------------------------------------------------------------
+
+SERVE_FLAGS = (
+    ("host", str, "interface to listen on"),
+    ("port", int, "TCP port"),
+    ("bank_ms", int, "each seat's bank for the whole match, ms (R7.1)"),
+    ("delay_ms", int, "the delay of each new decision, ms (R7.2)"),
+    ("grace_ms", int, "a round deals this long after its settlement anyway, ms (D3)"),
+    ("join_timeout_ms", int, "a match not joined by then is aborted, ms (D3)"),
+    ("lag_threshold_ms", int, "an event-loop stall that aborts running matches, ms (D5)"),
+    ("rate_limit_per_s", float, "messages per second allowed per socket"),
+    ("rate_burst", int, "messages allowed in a burst per socket"),
+    ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
+)
+"""``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """``specbid serve``: the game server under uvicorn.
+
+    Settings come from ``SPECBID_*`` environment variables, then from flags. The web stack is
+    imported here, not at the top, so ``specbid board`` stays quick to start.
+    """
+    import uvicorn
+    from pydantic import ValidationError
+
+    from spectacular_bid.web.app import create_app
+    from spectacular_bid.web.settings import WebSettings
+
+    overrides: dict[str, object] = {
+        name: value for name, _, _ in SERVE_FLAGS if (value := getattr(args, name)) is not None
+    }
+    if args.allowed_origin:
+        overrides["allowed_origins"] = args.allowed_origin
+    try:
+        settings = WebSettings(**overrides)  # type: ignore[arg-type]
+        app = create_app(settings)
+    except (ValidationError, ValueError) as exc:
+        print(f"error: invalid settings: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        # websockets-sansio is uvicorn's successor to its deprecated "websockets" protocol.
+        ws="websockets-sansio",
+        ws_max_size=settings.max_message_bytes,
+        ws_per_message_deflate=False,  # compression costs memory and CPU per socket (issue 3 §8)
+        http="httptools",
+        loop="uvloop",
+        lifespan="on",
+        log_level=args.log_level,
+    )
+    return EXIT_OK
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    """``specbid schema``: the JSON Schema of the WebSocket messages (docs/protocol.schema.json)."""
+    from spectacular_bid.web.messages import schema_text
+
+    text = schema_text()
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    return EXIT_OK
+
+
 # -- wiring -----------------------------------------------------------------------------------
 
 
@@ -159,6 +229,40 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=None, help="seed of the random choices (default: random)"
     )
     rules.set_defaults(handler=run_bench_rules)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the game server (HTTP API and WebSocket)",
+        description=(
+            "Run the game server under uvicorn. Every setting also reads a SPECBID_* "
+            "environment variable (SPECBID_PORT, SPECBID_BANK_MS, ...); a flag overrides it."
+        ),
+    )
+    for name, kind, text in SERVE_FLAGS:
+        flag = "--" + name.replace("_", "-")
+        serve.add_argument(flag, dest=name, type=kind, default=None, help=text)
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another browser origin allowed to open WebSockets (repeatable)",
+    )
+    serve.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug", "trace"],
+        help="uvicorn's log level (default: info)",
+    )
+    serve.set_defaults(handler=run_serve)
+
+    schema = commands.add_parser(
+        "schema",
+        help="print the JSON Schema of the WebSocket messages",
+        description="Print the JSON Schema of the wire models (docs/protocol.schema.json).",
+    )
+    schema.add_argument("-o", "--output", default=None, help="write to this file instead")
+    schema.set_defaults(handler=run_schema)
     return parser
 
 

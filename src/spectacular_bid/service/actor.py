@@ -187,6 +187,7 @@ class MatchActor:
         self._queue: asyncio.Queue[_Job] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._closed = False
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -200,6 +201,8 @@ class MatchActor:
             self._arm_start_grace(self._now_ms())
 
     async def close(self) -> None:
+        """Stop the actor: its timers, its task, its sockets; calls after this are refused."""
+        self._closed = True
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
@@ -207,6 +210,10 @@ class MatchActor:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
+        while not self._queue.empty():
+            job = self._queue.get_nowait()
+            if job.future is not None and not job.future.done():
+                job.future.set_exception(_closed_rejection())
         for sub in self.subscribers:
             sub.close()
 
@@ -262,6 +269,8 @@ class MatchActor:
         self._enqueue("timing_failure")
 
     async def _call(self, kind: str, *args: Any) -> Any:
+        if self._closed:
+            raise _closed_rejection()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Job(kind, future, args))
         return await future
@@ -363,7 +372,9 @@ class MatchActor:
         return BySeat(flags[0], flags[1])
 
     def spectator_count(self) -> int:
-        return sum(1 for s in self.subscribers if s.audience is Audience.SPECTATOR)
+        return sum(
+            1 for s in self.subscribers if s.audience is Audience.SPECTATOR and not s.dropped
+        )
 
     # -- commands -------------------------------------------------------------------------
 
@@ -788,6 +799,10 @@ class MatchActor:
         )
         for sub in self.subscribers:
             sub.offer(message)
+
+
+def _closed_rejection() -> Rejection:
+    return Rejection(ErrorCode.NOT_FOUND, "the match is closed: the server is shutting down")
 
 
 def _rules_code(exc: RulesError) -> ErrorCode:

@@ -1,0 +1,92 @@
+"""How a refusal looks over HTTP: ``{"error": {"code", "message"}}`` with a fitting status.
+
+The codes are the service's :class:`ErrorCode` values, the same as in WebSocket ``error``
+messages, so a client handles one vocabulary (R8.3: a refused request changes nothing).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.web.notation import WireModel
+
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.NOT_A_PLAYER: 403,
+    ErrorCode.NOT_YOUR_SEAT: 403,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.WRONG_PHASE: 409,
+    ErrorCode.ILLEGAL: 422,
+    ErrorCode.STALE_VERSION: 409,
+    ErrorCode.TIME_EXPIRED: 409,
+    ErrorCode.MATCH_OVER: 409,
+    ErrorCode.HANDOVER_PENDING: 409,
+    ErrorCode.STORAGE_FAILED: 503,
+    ErrorCode.SEAT_TAKEN: 409,
+    ErrorCode.BAD_MESSAGE: 422,
+    ErrorCode.UNKNOWN_TYPE: 422,
+    ErrorCode.TOO_LARGE: 413,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.UNAUTHORIZED: 401,
+}
+"""Every code has a status; a test keeps the table complete."""
+
+_CODE_OF_STATUS = {404: ErrorCode.NOT_FOUND, 401: ErrorCode.UNAUTHORIZED, 413: ErrorCode.TOO_LARGE}
+
+
+class ErrorBody(WireModel):
+    code: ErrorCode
+    message: str
+
+
+class ErrorEnvelope(WireModel):
+    """Every HTTP error response."""
+
+    error: ErrorBody
+
+
+def error_response(code: ErrorCode, message: str, status: int | None = None) -> JSONResponse:
+    body = {"error": {"code": code.value, "message": message}}
+    headers = {"WWW-Authenticate": "Bearer"} if code is ErrorCode.UNAUTHORIZED else None
+    return JSONResponse(body, status_code=status or HTTP_STATUS[code], headers=headers)
+
+
+def responses(*codes: ErrorCode) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` for a route that may refuse with ``codes``."""
+    return {HTTP_STATUS[c]: {"model": ErrorEnvelope} for c in codes}
+
+
+async def _on_rejection(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, Rejection)
+    return error_response(exc.code, exc.message)
+
+
+async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return error_response(ErrorCode.BAD_MESSAGE, "; ".join(parts) or "invalid request")
+
+
+async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = _CODE_OF_STATUS.get(exc.status_code, ErrorCode.BAD_MESSAGE)
+    response = error_response(code, str(exc.detail), exc.status_code)
+    if exc.headers:
+        response.headers.update(exc.headers)
+    return response
+
+
+def install(app: FastAPI) -> None:
+    """Route every refusal through the one envelope."""
+    app.add_exception_handler(Rejection, _on_rejection)
+    app.add_exception_handler(RequestValidationError, _on_validation)
+    app.add_exception_handler(HTTPException, _on_http)

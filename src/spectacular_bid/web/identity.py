@@ -1,0 +1,63 @@
+"""Who is calling: a guest's bearer token from ``Authorization``, ``?token=`` or the cookie.
+
+A seat belongs to the token that took it (issue 3 §3): the service compares players, and the web
+layer's only job is to find the player behind a request. A missing or unknown token is simply
+nobody — a spectator — except where a route requires a player (401 ``unauthorized``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from fastapi import Depends, Response
+from starlette.requests import HTTPConnection
+
+from spectacular_bid.service.guests import Player
+from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.web.appstate import Service
+
+COOKIE: Final = "specbid_token"
+COOKIE_MAX_AGE_S: Final = 365 * 24 * 3600
+
+
+def token_of(conn: HTTPConnection) -> str | None:
+    """The caller's token: a bearer header first, then ``?token=`` (WebSocket clients that
+    cannot set headers), then the HttpOnly cookie a browser sends by itself."""
+    scheme, _, credentials = conn.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    if conn.scope["type"] == "websocket" and (token := conn.query_params.get("token")):
+        return token
+    return conn.cookies.get(COOKIE) or None
+
+
+async def optional_player(conn: HTTPConnection, service: Service) -> Player | None:
+    return await service.guests.resolve(token_of(conn))
+
+
+async def required_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
+    if player is None:
+        raise Rejection(
+            ErrorCode.UNAUTHORIZED, "create a guest first: POST /api/session with your name"
+        )
+    return player
+
+
+Caller = Annotated[Player | None, Depends(optional_player)]
+"""The player behind the request, or None for an anonymous spectator."""
+CurrentPlayer = Annotated[Player, Depends(required_player)]
+"""The player behind the request; 401 without a valid token."""
+
+
+def set_token_cookie(response: Response, token: str, *, secure: bool) -> None:
+    """HttpOnly so page scripts never see the token; SameSite=Lax so other sites' requests do not
+    carry it."""
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=COOKIE_MAX_AGE_S,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=secure,
+    )

@@ -1,0 +1,333 @@
+"""Every WebSocket message, in both directions, as pydantic models (issue 3 §5).
+
+Client messages are parsed here: :func:`parse_client_message` turns a decoded frame into a model
+or a :class:`Rejection` with ``unknown_type`` or ``bad_message``, and each command model gives the
+service's :class:`Intent`. Every command carries the ``version`` it was made against; the actor
+refuses any other as ``stale_version`` without effect (R8.3).
+
+Server messages are built as JSON text, never through these models at run time: the actor writes
+``state``, ``update`` and ``presence`` itself, and the ``*_text`` builders below write ``ack``,
+``error`` and ``pong``. The server models exist for the JSON Schema (``docs/protocol.schema.json``,
+from :func:`protocol_schema`), the docs and the tests that validate real frames against them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field, RootModel, ValidationError
+from pydantic.json_schema import models_json_schema
+
+from spectacular_bid.rules.errors import NotationError
+from spectacular_bid.rules.seats import Seat
+from spectacular_bid.rules.tiles import parse_tile
+from spectacular_bid.service.codec import parse_place, parse_seat
+from spectacular_bid.service.intents import ErrorCode, Intent, IntentKind, Rejection
+from spectacular_bid.web.events import MatchEvent
+from spectacular_bid.web.notation import BoolPair, PlaceText, SeatName, TileText, WireModel
+from spectacular_bid.web.snapshot import MatchSnapshot
+
+CLIENT_ID_MAX = 64
+
+ClientId = Annotated[
+    str,
+    Field(
+        max_length=CLIENT_ID_MAX,
+        description="The client's correlation id, echoed in the ack or error of this message.",
+    ),
+]
+
+# -- client → server ----------------------------------------------------------------------------
+
+
+class _ClientMessage(WireModel):
+    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
+
+    id: ClientId | None = None
+
+
+class _ClientCommand(_ClientMessage):
+    kind: ClassVar[IntentKind]
+
+    version: int = Field(ge=0)
+    """The match version the command was made against; any other is refused (stale_version)."""
+    seat: SeatName | None = None
+    """Which seat acts; needed only on a shared device, and there only when ambiguous."""
+
+    def intent(self) -> Intent:
+        """The service's intent for this command; tiles and places are parsed here."""
+        return Intent(self.kind, self.version, seat=self._seat())
+
+    def _seat(self) -> Seat | None:
+        return None if self.seat is None else parse_seat(self.seat)
+
+
+class ClientPlay(_ClientCommand):
+    """Lay a tile (R3.1): ``at`` is the open place, or null for the opening tile (R2.5)."""
+
+    kind = IntentKind.PLAY
+    type: Literal["play"]
+    tile: TileText
+    at: PlaceText | None = None
+
+    def intent(self) -> Intent:
+        at = None if self.at is None else parse_place(self.at)
+        return Intent(self.kind, self.version, tile=parse_tile(self.tile), at=at, seat=self._seat())
+
+
+class ClientDraw(_ClientCommand):
+    """Draw one tile; legal only with no playable tile (R4.1, D1)."""
+
+    kind = IntentKind.DRAW
+    type: Literal["draw"]
+
+
+class ClientBid(_ClientCommand):
+    """Bid or raise, a multiple of 5 (R6.1, R6.2); the state's ``legal.bids`` are the legal ones."""
+
+    kind = IntentKind.BID
+    type: Literal["bid"]
+    amount: int
+
+    def intent(self) -> Intent:
+        return Intent(self.kind, self.version, amount=self.amount, seat=self._seat())
+
+
+class ClientAccept(_ClientCommand):
+    """Accept the standing bid (R6.2, R6.3)."""
+
+    kind = IntentKind.ACCEPT
+    type: Literal["accept"]
+
+
+class ClientDecline(_ClientCommand):
+    """The non-jockey's first decision: the jockey opens for free (R6.1, R6.3)."""
+
+    kind = IntentKind.DECLINE
+    type: Literal["decline"]
+
+
+class ClientResign(_ClientCommand):
+    """Give up the match; the opponent wins (R5.2). A shared device names the seat."""
+
+    kind = IntentKind.RESIGN
+    type: Literal["resign"]
+
+
+class ClientStart(_ClientCommand):
+    """Start (first round) or Continue (after a settlement), D3."""
+
+    kind = IntentKind.START
+    type: Literal["start"]
+
+
+class ClientReveal(_ClientCommand):
+    """Shared device: the next player shows their tiles and their clock starts (R7.5)."""
+
+    kind = IntentKind.REVEAL
+    type: Literal["reveal"]
+
+
+class ClientPing(_ClientMessage):
+    """Liveness and round-trip time; answered by ``pong`` and changes nothing."""
+
+    type: Literal["ping"]
+
+
+ClientCommand = (
+    ClientPlay
+    | ClientDraw
+    | ClientBid
+    | ClientAccept
+    | ClientDecline
+    | ClientResign
+    | ClientStart
+    | ClientReveal
+)
+
+
+class ClientMessage(RootModel[ClientCommand | ClientPing]):
+    """Any message a client sends, told apart by ``type``."""
+
+    root: Annotated[ClientCommand | ClientPing, Field(discriminator="type")]
+
+
+CLIENT_MESSAGES: Mapping[str, type[_ClientMessage]] = {
+    "play": ClientPlay,
+    "draw": ClientDraw,
+    "bid": ClientBid,
+    "accept": ClientAccept,
+    "decline": ClientDecline,
+    "resign": ClientResign,
+    "start": ClientStart,
+    "reveal": ClientReveal,
+    "ping": ClientPing,
+}
+
+
+def client_id_of(data: object) -> str | None:
+    """The correlation id of a frame, if it has a usable one, even when the frame is invalid."""
+    if isinstance(data, dict):
+        value = data.get("id")
+        if isinstance(value, str) and len(value) <= CLIENT_ID_MAX:
+            return value
+    return None
+
+
+def parse_client_message(data: object) -> ClientCommand | ClientPing:
+    """Validate a decoded frame; raise :class:`Rejection` (``unknown_type``, ``bad_message``)."""
+    if not isinstance(data, dict):
+        raise Rejection(
+            ErrorCode.BAD_MESSAGE, f"a message is a JSON object, not {type(data).__name__}"
+        )
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise Rejection(ErrorCode.BAD_MESSAGE, "a message needs a string field 'type'")
+    model = CLIENT_MESSAGES.get(kind)
+    if model is None:
+        expected = ", ".join(CLIENT_MESSAGES)
+        raise Rejection(
+            ErrorCode.UNKNOWN_TYPE,
+            f"unknown message type {kind[:40]!r}; expected one of {expected}",
+        )
+    try:
+        message = model.model_validate(data)
+    except ValidationError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"invalid {kind}: {_summary(exc)}") from None
+    assert isinstance(message, ClientCommand | ClientPing)
+    return message
+
+
+def intent_of(command: ClientCommand) -> Intent:
+    """The command's intent; notation the pattern let through but the engine refuses is a
+    ``bad_message`` (R8.3: nothing changes)."""
+    try:
+        return command.intent()
+    except NotationError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, str(exc)) from None
+
+
+def _summary(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors(include_url=False, include_input=False):
+        where = ".".join(str(p) for p in error["loc"]) or "message"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+# -- server → client ----------------------------------------------------------------------------
+
+
+class _ServerMessage(WireModel):
+    version: int
+    """The match version when the message was built; every server message carries it."""
+
+
+class ServerState(_ServerMessage):
+    """The whole view of the receiver's audience: sent on connect and on a resync."""
+
+    type: Literal["state"]
+    match: MatchSnapshot
+
+
+class ServerUpdate(_ServerMessage):
+    """What changed and the view after it. On reconnect, every missed event at once (lila-ws)."""
+
+    type: Literal["update"]
+    events: list[MatchEvent]
+    match: MatchSnapshot
+
+
+class ServerPresence(_ServerMessage):
+    """Who is connected; sent to everyone when a socket comes or goes (R7.6: clocks run on)."""
+
+    type: Literal["presence"]
+    online: BoolPair
+    spectators: int
+
+
+class ServerAck(_ServerMessage):
+    """The command was applied; ``version`` is the version it made. Sent after its update."""
+
+    type: Literal["ack"]
+    id: str | None
+    """The command's ``id``; null if it had none."""
+
+
+class ServerError(_ServerMessage):
+    """The message changed nothing (R8.3); sent to its sender only."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    id: str | None = None
+    """The offending message's ``id`` when it had a usable one."""
+
+
+class ServerPong(_ServerMessage):
+    type: Literal["pong"]
+    id: str | None
+    now_ms: int
+    """The server's monotonic ms, the time base of every clock reading."""
+
+
+ServerKind = ServerState | ServerUpdate | ServerPresence | ServerAck | ServerError | ServerPong
+
+
+class ServerMessage(RootModel[ServerKind]):
+    """Any message the server sends, told apart by ``type``."""
+
+    root: Annotated[ServerKind, Field(discriminator="type")]
+
+
+def _dumps(body: dict[str, Any]) -> str:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def ack_text(version: int, client_id: str | None) -> str:
+    return _dumps({"type": "ack", "version": version, "id": client_id})
+
+
+def error_text(version: int, rejection: Rejection, client_id: str | None) -> str:
+    return _dumps(
+        {
+            "type": "error",
+            "version": version,
+            "code": rejection.code.value,
+            "message": rejection.message,
+            "id": client_id,
+        }
+    )
+
+
+def pong_text(version: int, client_id: str | None, now_ms: int) -> str:
+    return _dumps({"type": "pong", "version": version, "id": client_id, "now_ms": now_ms})
+
+
+# -- the schema ---------------------------------------------------------------------------------
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def protocol_schema() -> dict[str, Any]:
+    """The JSON Schema of every WebSocket message, checked in as ``docs/protocol.schema.json``."""
+    _, schema = models_json_schema(
+        [(ClientMessage, "validation"), (ServerMessage, "validation")],
+        title="Spectacular Bid WebSocket protocol",
+        description="Messages on /ws/matches/{id}; see docs/PROTOCOL.md.",
+    )
+    return {
+        "$schema": SCHEMA_DIALECT,
+        **schema,
+        "oneOf": [
+            {"$ref": "#/$defs/ClientMessage"},
+            {"$ref": "#/$defs/ServerMessage"},
+        ],
+    }
+
+
+def schema_text() -> str:
+    """:func:`protocol_schema` as the exact text of the checked-in file."""
+    return json.dumps(protocol_schema(), indent=2, ensure_ascii=False) + "\n"

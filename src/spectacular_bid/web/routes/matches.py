@@ -1,0 +1,120 @@
+"""``/api/matches``: create a match, take its free seat, and read it as the caller sees it.
+
+The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
+lobby), ``shared`` (both seats on one device, with the hand-over of R7.5). The view comes from the
+actor's per-audience snapshot, so a spectator's has no hand (R2.2, D4).
+"""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Response, status
+from pydantic import Field
+
+from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.intents import ErrorCode
+from spectacular_bid.service.ports import MatchMode
+from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.errors import responses
+from spectacular_bid.web.identity import Caller, CurrentPlayer
+from spectacular_bid.web.notation import SeatName, WireModel, seat_name
+from spectacular_bid.web.snapshot import MatchSnapshot
+
+router = APIRouter(prefix="/api/matches", tags=["matches"])
+
+
+BANK_MS_MAX = 3_600_000
+DELAY_MS_MAX = 600_000
+
+
+class MatchRequest(WireModel):
+    mode: MatchMode
+    """``invite``: an invitation link; ``open``: listed in the lobby; ``shared``: one device."""
+    bank_ms: int | None = Field(default=None, ge=0, le=BANK_MS_MAX)
+    """This match's bank per seat (R7.1); the server's setting when omitted."""
+    delay_ms: int | None = Field(default=None, ge=0, le=DELAY_MS_MAX)
+    """This match's delay per decision (R7.2); the server's setting when omitted."""
+
+    def clock(self, default: ClockSettings) -> ClockSettings | None:
+        """A casual time control for this match, or None for the server's own."""
+        if self.bank_ms is None and self.delay_ms is None:
+            return None
+        return ClockSettings(
+            bank_ms=default.bank_ms if self.bank_ms is None else self.bank_ms,
+            delay_ms=default.delay_ms if self.delay_ms is None else self.delay_ms,
+        )
+
+
+class MatchCreated(WireModel):
+    id: str
+    mode: MatchMode
+    seat: SeatName
+    """The creator's seat: always ``first`` (on a shared device, both seats)."""
+    invite_url: str
+    """The page to send the opponent (or to open on the shared device)."""
+    ws_url: str
+    """The WebSocket path for players and spectators."""
+
+
+class JoinResult(WireModel):
+    seat: SeatName
+
+
+class MatchOut(WireModel):
+    version: int
+    match: MatchSnapshot
+
+
+def invite_url(match_id: str) -> str:
+    return f"/m/{match_id}"
+
+
+def ws_url(match_id: str) -> str:
+    return f"/ws/matches/{match_id}"
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MatchCreated,
+    responses=responses(ErrorCode.UNAUTHORIZED, ErrorCode.BAD_MESSAGE),
+)
+async def create_match(body: MatchRequest, player: CurrentPlayer, service: Service) -> MatchCreated:
+    """Create a match with the caller in the first seat, with the server's time control or its
+    own (``bank_ms``, ``delay_ms``). A match whose second seat stays empty past the join timeout
+    is aborted with no result (D3)."""
+    actor = await service.create_match(player, body.mode, body.clock(service.settings.clock))
+    return MatchCreated(
+        id=actor.id,
+        mode=actor.mode,
+        seat="first",
+        invite_url=invite_url(actor.id),
+        ws_url=ws_url(actor.id),
+    )
+
+
+@router.post(
+    "/{match_id}/join",
+    response_model=JoinResult,
+    responses=responses(ErrorCode.UNAUTHORIZED, ErrorCode.NOT_FOUND, ErrorCode.SEAT_TAKEN),
+)
+async def join_match(match_id: str, player: CurrentPlayer, service: Service) -> JoinResult:
+    """Take the free seat; a player already seated gets their seat back (idempotent)."""
+    seat = await service.join(match_id, player)
+    return JoinResult(seat=seat_name(seat))
+
+
+@router.get(
+    "/{match_id}",
+    response_model=MatchOut,
+    responses=responses(ErrorCode.NOT_FOUND),
+)
+async def read_match(match_id: str, caller: Caller, service: Service) -> Response:
+    """The match as the caller sees it: their seat, both seats on a shared device, or a
+    spectator's view when anonymous or not seated (R2.2, D4)."""
+    actor = service.get(match_id)
+    # Read version and snapshot with no await between them, so they agree; the snapshot is
+    # already JSON data and is not re-validated.
+    body = {"version": actor.version, "match": actor.snapshot_json(actor.default_audience(caller))}
+    return Response(json.dumps(body, separators=(",", ":")), media_type="application/json")

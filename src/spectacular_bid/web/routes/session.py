@@ -1,0 +1,59 @@
+"""``/api/session``: become a guest (a display name and a token), ask who you are (issue 3 §3)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response, status
+from pydantic import Field
+
+from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
+from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.errors import responses
+from spectacular_bid.web.identity import CurrentPlayer, set_token_cookie
+from spectacular_bid.web.notation import WireModel
+
+router = APIRouter(prefix="/api/session", tags=["session"])
+
+
+class SessionRequest(WireModel):
+    name: str = Field(max_length=4 * NAME_MAX, examples=["Ann"])
+    """The display name: 1–24 visible characters after folding whitespace."""
+
+
+class PlayerOut(WireModel):
+    id: str
+    name: str
+
+
+class SessionCreated(WireModel):
+    player: PlayerOut
+    token: str
+    """The bearer token, shown once; also set as the HttpOnly cookie ``specbid_token``."""
+
+
+class SessionOut(WireModel):
+    player: PlayerOut
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=SessionCreated,
+    responses=responses(ErrorCode.BAD_MESSAGE),
+)
+async def create_session(
+    body: SessionRequest, request: Request, response: Response, service: Service
+) -> SessionCreated:
+    """Create a guest; a seat belongs to the token that took it, its only credential."""
+    try:
+        player, token = await service.guests.create(body.name, service.wall_ms())
+    except DisplayNameError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, str(exc)) from None
+    set_token_cookie(response, token, secure=request.url.scheme == "https")
+    return SessionCreated(player=PlayerOut(id=player.id, name=player.name), token=token)
+
+
+@router.get("", response_model=SessionOut, responses=responses(ErrorCode.UNAUTHORIZED))
+async def read_session(player: CurrentPlayer) -> SessionOut:
+    """The caller's guest identity, from the bearer header or the cookie."""
+    return SessionOut(player=PlayerOut(id=player.id, name=player.name))

@@ -1,0 +1,90 @@
+"""The server's settings, read from ``SPECBID_*`` environment variables (flags override them).
+
+The match defaults come from :class:`ServiceSettings` and :class:`ClockSettings`, so the rules'
+values (R7.1 bank, R7.2 delay, D3 grace and join timeout, D5 lag threshold) live in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.settings import ServiceSettings
+
+_SERVICE = ServiceSettings()
+_CLOCK = ClockSettings()
+
+REPO_STATIC = Path(__file__).resolve().parents[3] / "static"
+"""The browser client's folder in a source checkout (issue 5); served only if it exists."""
+
+
+class WebSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SPECBID_", extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+
+    bank_ms: int = Field(default=_CLOCK.bank_ms, ge=0)
+    """R7.1: each seat's bank for the whole match."""
+    delay_ms: int = Field(default=_CLOCK.delay_ms, ge=0)
+    """R7.2: the fresh delay of each new decision."""
+    grace_ms: int = Field(default=_SERVICE.grace_ms, gt=0)
+    """D3: a round starts this long after its settlement even if nobody presses Start."""
+    join_timeout_ms: int = Field(default=_SERVICE.join_timeout_ms, gt=0)
+    """D3: a match whose second seat stays empty this long is aborted with no result."""
+    lag_threshold_ms: int = Field(default=_SERVICE.lag_threshold_ms, gt=0)
+    """D5: an event-loop stall longer than this while a clock runs aborts the match unrated."""
+    resend_limit: int = Field(default=_SERVICE.resend_limit, ge=0)
+    """Reconnect window: a client further behind than this many versions gets a full state."""
+    subscriber_queue: int = Field(default=_SERVICE.subscriber_queue, ge=1)
+    """Messages waiting for one socket before it is dropped (closed with 1013)."""
+    fixed_deck_seed: int | None = None
+    """Test-only: deal from decks drawn from this seed. Off by default: decks are secure."""
+
+    allowed_origins: Annotated[list[str], NoDecode] = []
+    """Browser origins allowed to open a WebSocket besides the server's own host, e.g.
+    ``https://play.example.com``. From the environment: a JSON list or comma-separated."""
+    rate_limit_per_s: float = Field(default=10.0, gt=0)
+    """Messages a socket may send per second on average (a token bucket)..."""
+    rate_burst: int = Field(default=20, ge=1)
+    """...and in a burst; a socket still flooding after this many refusals is closed (1008)."""
+    max_message_bytes: int = Field(default=4096, ge=64)
+    """The largest client WebSocket message; uvicorn's ``ws_max_size`` is set to it too."""
+    static_dir: Path | None = None
+    """The browser client's folder; by default the repository's ``static/`` when it exists."""
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _normalize_origins(cls, value: list[str]) -> list[str]:
+        return [origin.strip().rstrip("/").lower() for origin in value]
+
+    def service_settings(self) -> ServiceSettings:
+        """The match service's settings from these (the clock per R7.1/R7.2, D3, D5)."""
+        return ServiceSettings(
+            clock=ClockSettings(bank_ms=self.bank_ms, delay_ms=self.delay_ms),
+            grace_ms=self.grace_ms,
+            join_timeout_ms=self.join_timeout_ms,
+            lag_threshold_ms=self.lag_threshold_ms,
+            resend_limit=self.resend_limit,
+            subscriber_queue=self.subscriber_queue,
+            fixed_deck_seed=self.fixed_deck_seed,
+        )
+
+    def static_folder(self) -> Path | None:
+        folder = self.static_dir if self.static_dir is not None else REPO_STATIC
+        return folder if folder.is_dir() else None

@@ -1,0 +1,149 @@
+"""The ``match`` object of ``state`` and ``update`` messages and of ``GET /api/matches/{id}``.
+
+The actor builds it as plain JSON (``MatchActor.snapshot_json``) from one audience's view, so these
+models are never on the hot path: they document the shape, give the JSON Schema, and let tests
+validate real frames (issue 3 §5: legal actions, both clocks, balances, counts).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from spectacular_bid.rules.actions import MatchEnd, RoundEnd
+from spectacular_bid.rules.match import Phase
+from spectacular_bid.service.actor import Audience
+from spectacular_bid.service.ports import MatchMode, MatchStatus
+from spectacular_bid.web.events import DeckCommitment, DeckReveal
+from spectacular_bid.web.notation import (
+    BoolPair,
+    IntPair,
+    PlaceText,
+    SeatName,
+    TilesPair,
+    TileText,
+    WireModel,
+)
+
+
+class PlayerSlot(WireModel):
+    name: str
+    online: bool
+    """True while a socket of that seat's player is connected (R7.6: the clock runs regardless)."""
+
+
+class Players(WireModel):
+    first: PlayerSlot | None
+    second: PlayerSlot | None
+    """Null while the seat is empty."""
+
+
+class JointSnapshot(WireModel):
+    old: PlaceText
+    """The place on the tile that was already laid."""
+    new: PlaceText
+    """The side of the new tile that joins it."""
+
+
+class BoardSnapshot(WireModel):
+    tiles: list[TileText] = Field(description="In placement order; the last is the last laid.")
+    spinner: TileText | None
+    joints: list[JointSnapshot]
+    open_places: list[PlaceText]
+    scoring_ends: list[tuple[TileText, int]] = Field(
+        description="[tile, value] per scoring end; a double counts 2 × its value (R3.4)."
+    )
+    ends_sum: int
+    award: int = Field(description="The last placement's award before the payer cap (R3.5).")
+
+
+class BidOption(WireModel):
+    amount: int
+    cost: int = Field(description="What the bid costs if accepted, jockey discount applied (R6.4).")
+
+
+class PlayOption(WireModel):
+    tile: TileText
+    places: list[PlaceText] = Field(description="Empty when the tile is an opening tile.")
+
+
+class LegalSnapshot(WireModel):
+    """Everything the viewer may do now; the client offers exactly this (STYLE rule 8)."""
+
+    plays: list[PlayOption]
+    opening: bool = Field(description="True when the plays are opening tiles (send at: null).")
+    can_draw: bool
+    can_decline: bool
+    can_accept: bool
+    bids: list[BidOption]
+
+
+class AuctionSnapshot(WireModel):
+    jockey: SeatName
+    bids: list[BidOption]
+    bidders: list[SeatName] = Field(description="Who made each bid in ``bids``, in order.")
+
+
+class RoundResult(WireModel):
+    """The round that just ended, both hands public (D4)."""
+
+    number: int
+    reason: RoundEnd | None
+    hands: TilesPair
+    pip_totals: IntPair
+
+
+class MatchResult(WireModel):
+    winner: SeatName | None = Field(description="Null when the match was aborted (D3, D5).")
+    reason: MatchEnd
+
+
+class ClockSnapshot(WireModel):
+    """The clocks at ``now_ms``, the server's monotonic millisecond: the client only displays
+    them, counting down from this reading (R7.6, R7.7)."""
+
+    now_ms: int
+    running: SeatName | None = Field(description="Null while the clocks stand (R7.5).")
+    bank_left_ms: IntPair
+    delay_left_ms: int
+    deadline_ms: int | None = Field(
+        description="When the running seat loses on time (R7.7), in the same server ms."
+    )
+
+
+class MatchSnapshot(WireModel):
+    """One audience's view of a match: a seat's own hand, never another's (R2.2, D4)."""
+
+    id: str
+    mode: MatchMode
+    status: MatchStatus
+    audience: Audience
+    players: Players
+    spectators: int
+    viewer: SeatName | None = Field(description="The seat whose view this is; null otherwise.")
+    phase: Phase
+    round_number: int
+    to_act: SeatName | None
+    decision: int = Field(description="Counts decisions; a new one restarts the delay (R7.2).")
+    balances: IntPair
+    jockey: SeatName | None
+    hand: list[TileText] | None = Field(description="The viewer's own hand; null for others.")
+    must_play: TileText | None = Field(description="A drawn tile to play at once (R4.2).")
+    hand_counts: IntPair
+    boneyard_count: int
+    board: BoardSnapshot | None
+    auction: AuctionSnapshot | None
+    opening_tile: TileText | None = Field(description="The tile the opener must lead (R2.3).")
+    legal: LegalSnapshot | None = Field(description="Null unless it is the viewer's decision.")
+    last_round: RoundResult | None
+    result: MatchResult | None
+    clock: ClockSnapshot
+    handover: SeatName | None = Field(
+        description="Shared device: the seat that must send reveal before its clock starts (R7.5)."
+    )
+    ready: BoolPair = Field(description="Who has pressed Start/Continue (D3).")
+    start_deadline_ms: int | None = Field(description="When the round deals anyway (D3 grace).")
+    join_deadline_ms: int | None = Field(description="When a match still waiting aborts (D3).")
+    deck_commitment: DeckCommitment | None
+    """The current round's commitment; null before the first deal."""
+    deck_reveal: DeckReveal | None
+    """The last finished round's salt and deck; null until a round has ended."""

@@ -1,0 +1,225 @@
+"""``/ws/matches/{id}``: one socket of a player or a spectator (issue 3 §5, §8).
+
+Before the handshake is accepted a foreign ``Origin`` is refused (close 1008). Then the socket
+subscribes to the match actor — with ``?since=V`` it first gets the missed events, or a full state
+when the gap exceeds the resend window — and two tasks run until either ends:
+
+- the sender drains the subscriber's queue; a ``None`` means the actor dropped this socket for
+  falling behind, and the socket closes with 1013 so the client reconnects and resyncs;
+- the receiver stamps each frame with the server's receive time (R7.7: that is the time that
+  counts), applies the size and rate limits, parses the frame and submits the intent.
+
+Replies to the sender (``ack``, ``error``, ``pong``) go through the same queue as the match's own
+messages, so this socket has exactly one writer and a command's ``update`` always reaches it
+before the command's ``ack``. Errors go to this socket only and never change a match (R8.3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Final
+
+from fastapi import APIRouter, WebSocket
+from starlette.datastructures import QueryParams
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from spectacular_bid.service.actor import Audience, MatchActor, Subscriber
+from spectacular_bid.service.guests import Player
+from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.appstate import Service, Settings, is_stopping
+from spectacular_bid.web.identity import token_of
+from spectacular_bid.web.messages import (
+    ClientPing,
+    ack_text,
+    client_id_of,
+    error_text,
+    intent_of,
+    parse_client_message,
+    pong_text,
+)
+from spectacular_bid.web.origin import is_allowed_origin
+from spectacular_bid.web.ratelimit import TokenBucket
+from spectacular_bid.web.settings import WebSettings
+
+log = logging.getLogger(__name__)
+
+router = APIRouter()
+
+CLOSE_POLICY: Final = 1008
+"""A foreign origin, a refused subscription, or a socket that keeps flooding: do not retry as is."""
+CLOSE_TRY_AGAIN: Final = 1013
+"""Dropped for falling behind, or the server is stopping: reconnect with ``?since=``."""
+CLOSE_INTERNAL: Final = 1011
+
+UNSUBSCRIBE_TIMEOUT_S: Final = 1.0
+"""An actor closed at shutdown never answers; do not let a socket's cleanup hang on it."""
+
+Close = tuple[int, str]
+
+
+@router.websocket("/ws/matches/{match_id}")
+async def match_socket(
+    websocket: WebSocket, match_id: str, service: Service, settings: Settings
+) -> None:
+    """Players and spectators of one match. Query: ``since`` (last version seen), ``as``
+    (``spectator`` to watch one's own match as a spectator), ``token`` (else the cookie)."""
+    headers = websocket.headers
+    if not is_allowed_origin(
+        headers.get("origin"), headers.get("host"), websocket.url.scheme, settings.allowed_origins
+    ):
+        await websocket.close(CLOSE_POLICY, "foreign origin")
+        return
+    player = await service.guests.resolve(token_of(websocket))
+    await websocket.accept()
+    actor: MatchActor | None = None
+    try:
+        since, audience = _connect_params(websocket.query_params)
+        actor = service.get(match_id)
+        subscriber = await actor.subscribe(player, since, audience)
+    except Rejection as rejection:
+        version = actor.version if actor is not None else 0
+        with contextlib.suppress(WebSocketDisconnect, OSError):  # the client may already be gone
+            await websocket.send_text(error_text(version, rejection, None))
+            await websocket.close(CLOSE_POLICY, rejection.code.value)
+        return
+    try:
+        await MatchSocket(websocket, service, settings, actor, subscriber, player).run()
+    finally:
+        await _leave(websocket, actor, subscriber)
+
+
+async def _leave(websocket: WebSocket, actor: MatchActor, subscriber: Subscriber) -> None:
+    """Unsubscribe, unless the service is closing the match anyway: a closed actor never
+    answers, so the call is also bounded by a timeout."""
+    if is_stopping(websocket):
+        return
+    try:
+        await asyncio.wait_for(actor.unsubscribe(subscriber), UNSUBSCRIBE_TIMEOUT_S)
+    except TimeoutError:
+        log.warning("match %s: unsubscribe timed out (actor closed?)", actor.id)
+
+
+def _connect_params(query: QueryParams) -> tuple[int | None, Audience | None]:
+    since_text = query.get("since")
+    since: int | None = None
+    if since_text is not None:
+        if not (since_text.isascii() and since_text.isdigit() and len(since_text) <= 18):
+            raise Rejection(
+                ErrorCode.BAD_MESSAGE, f"since must be a version (an integer >= 0): {since_text!r}"
+            )
+        since = int(since_text)
+    as_text = query.get("as")
+    audience: Audience | None = None
+    if as_text is not None:
+        try:
+            audience = Audience(as_text)
+        except ValueError:
+            names = ", ".join(a.value for a in Audience)
+            raise Rejection(
+                ErrorCode.BAD_MESSAGE, f"as must be one of {names}: {as_text!r}"
+            ) from None
+    return since, audience
+
+
+class MatchSocket:
+    """The state of one accepted socket: its subscription, its rate limit, its two loops."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        service: MatchService,
+        settings: WebSettings,
+        actor: MatchActor,
+        subscriber: Subscriber,
+        player: Player | None,
+    ) -> None:
+        self.websocket = websocket
+        self.service = service
+        self.settings = settings
+        self.actor = actor
+        self.subscriber = subscriber
+        self.player = None if subscriber.audience is Audience.SPECTATOR else player
+        """Who this socket acts for: a socket that watches as a spectator acts for no one."""
+        self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_burst, service.now_ms())
+        self.refusals = 0
+        """Messages refused by the rate limit in a row; past ``rate_burst`` the socket closes."""
+
+    async def run(self) -> None:
+        sender = asyncio.create_task(self._send_loop())
+        receiver = asyncio.create_task(self._receive_loop())
+        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        close: Close | None = None
+        for task in done:
+            try:
+                close = task.result() or close
+            except WebSocketDisconnect:
+                pass  # the client is gone
+            except Exception:
+                log.exception("match %s: socket failed", self.actor.id)
+                close = (CLOSE_INTERNAL, "internal error")
+        if close is not None and self.websocket.application_state is WebSocketState.CONNECTED:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await self.websocket.close(*close)
+
+    async def _send_loop(self) -> Close:
+        queue = self.subscriber.queue
+        while True:
+            text = await queue.get()
+            if text is None:
+                return (CLOSE_TRY_AGAIN, "dropped: reconnect with ?since=<last version>")
+            await self.websocket.send_text(text)
+
+    async def _receive_loop(self) -> Close | None:
+        while True:
+            message = await self.websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return None
+            received_ms = self.service.now_ms()
+            close = await self._on_frame(message.get("text"), received_ms)
+            if close is not None:
+                return close
+
+    async def _on_frame(self, text: str | None, received_ms: int) -> Close | None:
+        if not self.bucket.take(received_ms):
+            self.refusals += 1
+            if self.refusals > self.settings.rate_burst:
+                return (CLOSE_POLICY, "rate limit: too many messages")
+            rate = self.settings.rate_limit_per_s
+            self._refuse(ErrorCode.RATE_LIMITED, f"more than {rate:g} messages per second")
+            return None
+        self.refusals = 0
+        if text is None:
+            self._refuse(ErrorCode.BAD_MESSAGE, "send JSON in text frames, not binary")
+            return None
+        limit = self.settings.max_message_bytes
+        if len(text) > limit or (4 * len(text) > limit and len(text.encode()) > limit):
+            self._refuse(ErrorCode.TOO_LARGE, f"a message has at most {limit} bytes")
+            return None
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            self._refuse(ErrorCode.BAD_MESSAGE, f"not JSON: {exc}")
+            return None
+        client_id = client_id_of(data)
+        try:
+            message = parse_client_message(data)
+            if isinstance(message, ClientPing):
+                now = self.service.now_ms()
+                self.subscriber.offer(pong_text(self.actor.version, client_id, now))
+                return None
+            version = await self.actor.submit(self.player, intent_of(message), received_ms)
+        except Rejection as rejection:
+            self.subscriber.offer(error_text(self.actor.version, rejection, client_id))
+        else:
+            self.subscriber.offer(ack_text(version, client_id))
+        return None
+
+    def _refuse(self, code: ErrorCode, message: str) -> None:
+        self.subscriber.offer(error_text(self.actor.version, Rejection(code, message), None))

@@ -1,0 +1,68 @@
+"""``specbid serve`` and ``specbid schema``: flags over ``SPECBID_*``, uvicorn's options."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from spectacular_bid import cli
+from spectacular_bid.web.messages import schema_text
+from spectacular_bid.web.settings import WebSettings
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    calls: dict[str, Any] = {}
+
+    def fake_run(app: FastAPI, **options: Any) -> None:
+        calls["app"] = app
+        calls.update(options)
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    return calls
+
+
+def test_serve_defaults(served: dict[str, Any]) -> None:
+    assert cli.main(["serve"]) == 0
+    assert (served["host"], served["port"]) == ("127.0.0.1", 8000)
+    assert served["ws"] == "websockets-sansio"
+    assert served["ws_max_size"] == 4096
+    assert served["ws_per_message_deflate"] is False
+    assert (served["http"], served["loop"], served["lifespan"]) == ("httptools", "uvloop", "on")
+
+
+def test_flags_override_the_environment(
+    served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPECBID_PORT", "9001")
+    monkeypatch.setenv("SPECBID_HOST", "0.0.0.0")
+    monkeypatch.setenv("SPECBID_GRACE_MS", "7000")
+    argv = ["serve", "--port", "9002", "--bank-ms", "30000", "--allowed-origin", "https://a.ex"]
+    assert cli.main(argv) == 0
+    assert (served["host"], served["port"]) == ("0.0.0.0", 9002)
+    settings = served["app"].state.settings
+    assert isinstance(settings, WebSettings)
+    assert (settings.bank_ms, settings.grace_ms) == (30_000, 7_000)
+    assert settings.allowed_origins == ["https://a.ex"]
+
+
+def test_invalid_settings_exit_2(
+    served: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["serve", "--grace-ms", "0"]) == 2
+    assert "grace_ms" in capsys.readouterr().err
+    assert served == {}
+
+
+def test_schema_prints_the_checked_in_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["schema"]) == 0
+    assert capsys.readouterr().out == schema_text()
+    target = tmp_path / "schema.json"
+    assert cli.main(["schema", "-o", str(target)]) == 0
+    assert target.read_text(encoding="utf-8") == schema_text()
