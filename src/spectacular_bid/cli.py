@@ -16,10 +16,14 @@ import codecs
 import io
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from spectacular_bid.bench import rules as bench_rules
+from spectacular_bid.bench import server as bench_server
+from spectacular_bid.bench import store as bench_store
 from spectacular_bid.rules.board import Board
 from spectacular_bid.rules.errors import RulesError
 
@@ -110,6 +114,55 @@ def run_bench_rules(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def think_range(text: str) -> tuple[int, int]:
+    """An argparse type: ``MS`` or ``LOW-HIGH`` in milliseconds, e.g. ``1000-5000`` or ``0``."""
+    low_text, dash, high_text = text.partition("-")
+    try:
+        low = int(low_text)
+        high = int(high_text) if dash else low
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MS or LOW-HIGH, got {text!r}") from None
+    if not 0 <= low <= high:
+        raise argparse.ArgumentTypeError(f"expected 0 <= LOW <= HIGH, got {text!r}")
+    return low, high
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def run_bench_server(args: argparse.Namespace) -> int:
+    """``specbid bench server``: live matches against a server in its own process (issue 3)."""
+    result = bench_server.run(
+        matches=args.matches,
+        seconds=args.seconds,
+        think_ms=args.think_ms,
+        timeout_matches=args.timeout_matches,
+        seed=args.seed,
+    )
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def run_bench_store(args: argparse.Namespace) -> int:
+    """``specbid bench store``: event appends through the storage port (issue 4), one JSON line."""
+    result = bench_store.run(
+        seconds=args.seconds,
+        repeats=args.repeats,
+        sqlite_path=args.sqlite_path,
+        database_url=args.database_url,
+    )
+    print(json.dumps(result))
+    return EXIT_OK
+
+
 # -- serve ------------------------------------------------------------------------------------
 
 SERVE_FLAGS = (
@@ -146,7 +199,7 @@ def run_serve(args: argparse.Namespace) -> int:
         overrides["allowed_origins"] = args.allowed_origin
     try:
         settings = WebSettings(**overrides)  # type: ignore[arg-type]
-        app = create_app(settings)
+        app = create_app(settings, freeze_startup_objects=True)
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -229,6 +282,59 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=int, default=None, help="seed of the random choices (default: random)"
     )
     rules.set_defaults(handler=run_bench_rules)
+
+    store = targets.add_parser(
+        "store",
+        help="durable event appends through the storage port",
+        description=(
+            "Append events through the storage port on SQLite (and PostgreSQL when a URL is "
+            "given) and report capacity and append-to-durable latency at 10,000 events/s."
+        ),
+    )
+    store.add_argument(
+        "--seconds", type=positive_seconds, default=3.0, help="length of each repeat (default: 3)"
+    )
+    store.add_argument(
+        "--repeats", type=positive_int, default=5, help="number of repeats (default: 5)"
+    )
+    store.add_argument(
+        "--sqlite-path", type=Path, default=None, help="scratch SQLite file (default: a temp one)"
+    )
+    store.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL"),
+        help="PostgreSQL to measure too, in a scratch schema dropped afterwards "
+        "(default: $DATABASE_URL)",
+    )
+    store.set_defaults(handler=run_bench_store)
+
+    server = targets.add_parser(
+        "server",
+        help="concurrent live matches against a real server over loopback WebSockets",
+        description=(
+            "Start the server in its own process and drive N concurrent matches of random-legal "
+            "clients (one spectator each) from this process; report throughput, latency, flag "
+            "lateness, server CPU and peak RSS."
+        ),
+    )
+    server.add_argument("--matches", type=positive_int, default=100, help="concurrent matches")
+    server.add_argument(
+        "--seconds", type=positive_seconds, default=20.0, help="measured window (default: 20)"
+    )
+    server.add_argument(
+        "--think-ms",
+        type=think_range,
+        default=(1000, 5000),
+        help="think time before each decision, MS or LOW-HIGH (default: 1000-5000; 0 saturates)",
+    )
+    server.add_argument(
+        "--timeout-matches",
+        type=non_negative_int,
+        default=20,
+        help="extra matches left to time out, to measure flag lateness (default: 20)",
+    )
+    server.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
+    server.set_defaults(handler=run_bench_server)
 
     serve = commands.add_parser(
         "serve",

@@ -18,9 +18,9 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
 from spectacular_bid.clock import MatchClock
 from spectacular_bid.rules.actions import (
@@ -72,6 +72,9 @@ class Audience(Enum):
 
 
 _SEAT_AUDIENCE = (Audience.FIRST, Audience.SECOND)
+_VIEWERS: tuple[Seat | None, ...] = (Seat.FIRST, Seat.SECOND, None)
+_AUDIENCE_TEXT = {Audience.FIRST: 0, Audience.SECOND: 1, Audience.SPECTATOR: 2}
+"""Which of an entry's encodings each audience reads; a device's depends on the entry."""
 _RETRY_MS = 1_000
 """How soon a timer's work that storage refused is tried again."""
 
@@ -128,12 +131,19 @@ class _Rollback:
     secret: tuple[tuple[Tile, ...], str] | None
 
 
-@dataclass(slots=True)
-class _Entry:
+class _Entry(NamedTuple):
+    """One version's events, already encoded for each audience.
+
+    Only strings and ints: CPython's garbage collector stops tracking such tuples, so thousands
+    of matches' resend windows add nothing to the full collections that would otherwise stall
+    every match at once.
+    """
+
     version: int
-    events: tuple[Event, ...]
-    extra: tuple[JSON, ...] = field(default_factory=tuple)
-    """Service events (a seat taken, Start pressed, a hand-over) as JSON, visible to all."""
+    texts: tuple[str, str, str]
+    """The events as comma-separated JSON objects for the first seat, the second, a spectator."""
+    device: int
+    """Which of ``texts`` a shared device saw when the version was published."""
 
 
 class MatchActor:
@@ -351,7 +361,7 @@ class MatchActor:
         self.subscribers.append(sub)
         if since is not None and 0 <= since <= self.version and since + 1 >= oldest_kept:
             missed = [e for e in self._log if e.version > since]
-            sub.offer(self._message("update", audience, self._events_json(missed, audience)))
+            sub.offer(self._message("update", audience, self._events_text(missed, audience)))
         else:
             sub.offer(self._message("state", audience, None))
         self._broadcast_presence()
@@ -600,7 +610,7 @@ class MatchActor:
                 ErrorCode.STORAGE_FAILED, "the move could not be saved; nothing changed"
             ) from None
         self.version = version
-        entry = _Entry(version, events, extra)
+        entry = self._encode_entry(version, events, extra)
         self._log.append(entry)
         if len(self._log) > self.settings.resend_limit:
             del self._log[: len(self._log) - self.settings.resend_limit]
@@ -728,15 +738,28 @@ class MatchActor:
             return self.revealed if self.handover is None else None
         return None
 
-    def _events_json(self, entries: Iterable[_Entry], audience: Audience) -> list[JSON]:
-        viewer = self._viewer(audience)
-        out: list[JSON] = []
-        for entry in entries:
-            for event in entry.events:
-                out.append({"version": entry.version, **event_json(event_for(viewer, event))})
-            for extra in entry.extra:
-                out.append({"version": entry.version, **extra})
-        return out
+    def _encode_entry(
+        self, version: int, events: tuple[Event, ...], extra: tuple[JSON, ...]
+    ) -> _Entry:
+        """Filter the events for each audience (R2.2, D4) and encode them once."""
+        texts = []
+        for viewer in _VIEWERS:
+            items = [
+                {"version": version, **event_json(event_for(viewer, event))} for event in events
+            ]
+            items.extend({"version": version, **e} for e in extra)
+            texts.append(",".join(json.dumps(i, separators=(",", ":")) for i in items))
+        device = _VIEWERS.index(self._viewer(Audience.DEVICE))
+        return _Entry(version, (texts[0], texts[1], texts[2]), device)
+
+    @staticmethod
+    def _events_text(entries: Iterable[_Entry], audience: Audience) -> str:
+        index = _AUDIENCE_TEXT.get(audience)
+        return ",".join(
+            text
+            for entry in entries
+            if (text := entry.texts[entry.device if index is None else index])
+        )
 
     def snapshot_json(self, audience: Audience) -> JSON:
         """Everything ``audience`` needs to draw the match and act (issue 3 §5)."""
@@ -768,22 +791,21 @@ class MatchActor:
             "deck_reveal": self.reveal,
         }
 
-    def _message(self, kind: str, audience: Audience, events: list[JSON] | None) -> str:
-        body: dict[str, JSON] = {"type": kind, "version": self.version}
-        if events is not None:
-            body["events"] = events
-        body["match"] = self.snapshot_json(audience)
-        return json.dumps(body, separators=(",", ":"))
+    def _message(self, kind: str, audience: Audience, events: str | None) -> str:
+        snapshot = json.dumps(self.snapshot_json(audience), separators=(",", ":"))
+        if events is None:
+            return f'{{"type":"{kind}","version":{self.version},"match":{snapshot}}}'
+        return (
+            f'{{"type":"{kind}","version":{self.version},"events":[{events}],"match":{snapshot}}}'
+        )
 
     def _publish(self, entry: _Entry) -> None:
         built: dict[Audience, str] = {}
         for sub in self.subscribers:
             message = built.get(sub.audience)
             if message is None:
-                message = self._message(
-                    "update", sub.audience, self._events_json([entry], sub.audience)
-                )
-                built[sub.audience] = message
+                events = self._events_text((entry,), sub.audience)
+                message = built[sub.audience] = self._message("update", sub.audience, events)
             sub.offer(message)
 
     def _broadcast_presence(self) -> None:

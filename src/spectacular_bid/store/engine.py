@@ -1,0 +1,134 @@
+"""Async engines for the embedded SQLite file and for PostgreSQL.
+
+The embedded default is ``<data_dir>/specbid.sqlite3``, opened in WAL mode so that readers never
+wait for the writer, with a busy timeout, foreign keys on, and transactions begun by SQLAlchemy
+instead of the ``sqlite3`` driver (the "SQLite transactions" recipe of the SQLAlchemy docs):
+``BEGIN`` for reads and ``BEGIN IMMEDIATE`` for writes (:func:`for_writing`), so a writer takes
+the write lock when it starts — waiting up to the busy timeout for it — and can never fail with
+``database is locked`` half-way through.
+
+``synchronous=FULL`` makes every commit durable against a power cut (the WAL is synced at each
+commit); ``NORMAL`` would survive a process crash only. Group commit (one transaction for everything
+queued while the previous commit ran) keeps FULL fast enough: see ``specbid bench store``.
+
+PostgreSQL is reached through asyncpg; a ``postgresql://`` or ``postgres://`` URL gets the driver.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Final
+
+from sqlalchemy import event, make_url
+from sqlalchemy.engine import URL, Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from spectacular_bid.store.models import encode_json
+
+DEFAULT_DATA_DIR: Final = "data"
+"""The data folder when neither ``--data-dir`` nor ``SPECBID_DATA_DIR`` names one."""
+SQLITE_FILE: Final = "specbid.sqlite3"
+BUSY_TIMEOUT_MS: Final = 30_000
+SQLITE_SYNCHRONOUS: Final = "FULL"
+SQLITE_BEGIN: Final = "specbid_sqlite_begin"
+"""The execution option that picks ``BEGIN`` or ``BEGIN IMMEDIATE`` on SQLite."""
+
+_DRIVERS: Final = {
+    "sqlite": "sqlite+aiosqlite",
+    "sqlite+aiosqlite": "sqlite+aiosqlite",
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "postgresql+asyncpg": "postgresql+asyncpg",
+}
+
+
+def sqlite_url(path: str | Path) -> str:
+    """The URL of the SQLite database file at ``path``."""
+    return f"sqlite+aiosqlite:///{Path(path).expanduser().resolve()}"
+
+
+def default_sqlite_url(data_dir: str | Path) -> str:
+    """The URL of the embedded database file in ``data_dir``."""
+    return sqlite_url(Path(data_dir) / SQLITE_FILE)
+
+
+def resolve_url(url: str | URL | None = None, data_dir: str | Path | None = None) -> URL:
+    """The database to use: ``url``, else ``$DATABASE_URL``, else the SQLite file in
+    ``data_dir``, ``$SPECBID_DATA_DIR`` or :data:`DEFAULT_DATA_DIR`, in that order."""
+    chosen = url or os.environ.get("DATABASE_URL")
+    if chosen:
+        return database_url(chosen)
+    folder = data_dir or os.environ.get("SPECBID_DATA_DIR") or DEFAULT_DATA_DIR
+    return database_url(default_sqlite_url(folder))
+
+
+def database_url(url: str | URL) -> URL:
+    """``url`` with its async driver: ``postgresql://`` becomes ``postgresql+asyncpg://`` and
+    ``sqlite://`` becomes ``sqlite+aiosqlite://``. Any other database or driver is refused."""
+    parsed = make_url(url)
+    driver = _DRIVERS.get(parsed.drivername)
+    if driver is None:
+        expected = "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER@HOST/DB"
+        raise ValueError(f"unsupported database URL {parsed!r}: expected {expected}")
+    return parsed.set(drivername=driver)
+
+
+def is_sqlite(url: str | URL) -> bool:
+    return database_url(url).get_backend_name() == "sqlite"
+
+
+def create_engine(
+    url: str | URL,
+    *,
+    synchronous: str = SQLITE_SYNCHRONOUS,
+    connect_args: dict[str, Any] | None = None,
+) -> AsyncEngine:
+    """An :class:`AsyncEngine` for ``url``, set up as the module docstring says.
+
+    For a SQLite file, its folder is created if missing. ``connect_args`` go to the driver (for
+    asyncpg, e.g. ``{"server_settings": {"search_path": "…"}}``).
+    """
+    target = database_url(url)
+    serializer = encode_json
+    args = dict(connect_args or {})
+    if target.get_backend_name() != "sqlite":
+        return create_async_engine(target, json_serializer=serializer, connect_args=args)
+    if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
+        raise ValueError(f"expected synchronous FULL, NORMAL or EXTRA, got {synchronous!r}")
+    if not target.database or target.database == ":memory:" or "mode=memory" in str(target):
+        raise ValueError(
+            f"expected a SQLite file, got {target!r}: for a database in memory, use "
+            "spectacular_bid.service.memory.InMemoryStore"
+        )
+    Path(target.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_async_engine(target, json_serializer=serializer, connect_args=args)
+    _set_up_sqlite(engine, synchronous.upper())
+    return engine
+
+
+def for_writing(engine: AsyncEngine) -> AsyncEngine:
+    """The same engine (same pool) whose transactions begin with ``BEGIN IMMEDIATE`` on SQLite."""
+    return engine.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+
+
+def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
+    sync_engine = engine.sync_engine
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: object) -> None:
+        # SQLAlchemy, not the driver, begins transactions (see _on_begin).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute(f"PRAGMA synchronous = {synchronous}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")

@@ -1,0 +1,149 @@
+"""The tables, as typed SQLAlchemy 2 declarative models.
+
+Singular snake_case table names, ``_at`` timestamps (timezone-aware, UTC) and a naming convention
+for every constraint and index, so that migrations name them the same on SQLite and PostgreSQL
+(STYLE rule 5). The schema itself is made only by the Alembic migrations; a test proves that
+these models and the migrations agree.
+
+- ``player``: a guest now, an account later; only a hash of its bearer token is kept.
+- ``match``: a match's header (settings, seats, status, result).
+- ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
+- ``match_event``: the append-only log, one row per version of a match.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    MetaData,
+    String,
+    TypeDecorator,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+encode_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""The text a JSON column holds for a value (the engines' ``json_serializer``)."""
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+ID_LENGTH = 64
+"""Room for any id the service makes (uuid4 hex is 32 characters)."""
+
+
+def datetime_from_ms(ms: int) -> datetime:
+    """Milliseconds since the Unix epoch as an aware UTC datetime, exactly (no float)."""
+    return EPOCH + ms * _MS
+
+
+def ms_from_datetime(moment: datetime) -> int:
+    """The inverse of :func:`datetime_from_ms`."""
+    return (moment - EPOCH) // _MS
+
+
+class UtcTimestamp(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every database.
+
+    PostgreSQL stores ``timestamp with time zone``. SQLite has no time zones: the value is stored
+    as naive UTC and read back as aware UTC, so both databases return the same values.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"expected an aware datetime, got naive {value!r}")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UtcTimestamp(), Any: JSON()}
+
+
+class Player(Base):
+    __tablename__ = "player"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """SHA-256 hex of the bearer token; the token itself is never stored."""
+    created_at: Mapped[datetime]
+
+
+class Match(Base):
+    __tablename__ = "match"
+    __table_args__ = (Index(None, "status", "ended_at"),)
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    mode: Mapped[str] = mapped_column(String(16))
+    """A :class:`~spectacular_bid.service.ports.MatchMode` value."""
+    settings: Mapped[Any]
+    first_player_id: Mapped[str | None] = mapped_column(ForeignKey("player.id"))
+    second_player_id: Mapped[str | None] = mapped_column(ForeignKey("player.id"))
+    status: Mapped[str] = mapped_column(String(16))
+    """A :class:`~spectacular_bid.service.ports.MatchStatus` value."""
+    winner: Mapped[str | None] = mapped_column(String(8))
+    """``"first"``, ``"second"`` or NULL."""
+    reason: Mapped[str | None] = mapped_column(String(32))
+    rated: Mapped[bool]
+    created_at: Mapped[datetime]
+    ended_at: Mapped[datetime | None]
+
+
+class Round(Base):
+    __tablename__ = "round"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("match.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(primary_key=True)
+    """1 for the first round of the match."""
+    commitment: Mapped[str] = mapped_column(String(64))
+    """SHA-256 hex over the deck order and the salt, published when the round is dealt."""
+    salt: Mapped[str | None] = mapped_column(String(128))
+    """Revealed when the round ends; NULL until then."""
+    deck: Mapped[Any | None] = mapped_column(JSON(none_as_null=True))
+    """The deck order, revealed when the round ends; NULL until then."""
+
+
+class MatchEvent(Base):
+    """One version of a match: the command that made it and the events it caused. Append-only."""
+
+    __tablename__ = "match_event"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("match.id"), primary_key=True)
+    version: Mapped[int] = mapped_column(primary_key=True)
+    seat: Mapped[str | None] = mapped_column(String(8))
+    command: Mapped[Any]
+    events: Mapped[Any]
+    recorded_at: Mapped[datetime]
+    """Server wall time when the version was made."""
+    monotonic_ms: Mapped[int] = mapped_column(BigInteger)
+    """The server's monotonic clock at that moment, the time base of the match clock."""
+    clock: Mapped[Any]
+    """The clock reading after the version."""

@@ -1,0 +1,158 @@
+"""``SqlStore``: the service's storage port on SQLite or PostgreSQL.
+
+Writes go through the single group-commit writer (:mod:`spectacular_bid.store.writer`) and
+return once durable; reads use their own sessions from an ``async_sessionmaker`` and run beside
+the writer (on SQLite, WAL lets readers go on while a write commits). The schema must already be
+at the migrations' head (:mod:`spectacular_bid.store.migrate`).
+
+Use it as ``async with SqlStore.open(url) as store: …`` or call :meth:`SqlStore.start` and
+:meth:`SqlStore.close` around its use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy import select
+from sqlalchemy.engine import URL
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+
+from spectacular_bid.service.codec import JSON
+from spectacular_bid.service.ports import (
+    EventRecord,
+    MatchRecord,
+    PlayerRecord,
+    RoundRecord,
+    StorageError,
+)
+from spectacular_bid.store.engine import create_engine
+from spectacular_bid.store.models import Match, MatchEvent, Player, Round
+from spectacular_bid.store.records import (
+    event_record,
+    event_values,
+    match_record,
+    match_row,
+    player_record,
+    player_row,
+    round_record,
+)
+from spectacular_bid.store.writer import GroupCommitWriter, WriteKind
+
+
+class SqlStore:
+    """A :class:`~spectacular_bid.service.ports.MatchStore` backed by a SQL database."""
+
+    def __init__(self, engine: AsyncEngine, *, owns_engine: bool = False) -> None:
+        self.engine = engine
+        self._owns_engine = owns_engine
+        self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self.writer = GroupCommitWriter(engine)
+
+    @classmethod
+    def open(cls, url: str | URL) -> SqlStore:
+        """A store with its own engine for ``url``, disposed of by :meth:`close`."""
+        return cls(create_engine(url), owns_engine=True)
+
+    def __repr__(self) -> str:
+        return f"SqlStore({self.engine.url.render_as_string(hide_password=True)!r})"
+
+    async def start(self) -> None:
+        self.writer.start()
+
+    async def close(self) -> None:
+        """Write what is queued, stop the writer, and dispose of an engine made by :meth:`open`."""
+        await self.writer.close()
+        if self._owns_engine:
+            await self.engine.dispose()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # -- writes: through the group-commit writer ------------------------------------------
+
+    async def add_player(self, player: PlayerRecord) -> None:
+        await self.writer.write(WriteKind.PLAYER, [player_row(player)], f"player {player.id}")
+
+    async def save_match(self, match: MatchRecord) -> None:
+        await self.writer.write(WriteKind.MATCH, [match_row(match)], f"match {match.id}")
+
+    async def append(self, records: Sequence[EventRecord]) -> None:
+        if not records:
+            return
+        last: dict[str, int] = {}
+        for record in records:
+            before = last.get(record.match_id)
+            if before is not None and record.version <= before:
+                raise StorageError(
+                    f"version {record.version} of {record.match_id} is not after {before}"
+                )
+            last[record.match_id] = record.version
+        first = records[0]
+        what = f"version {first.version} of {first.match_id}"
+        if len(records) > 1:
+            what = f"{len(records)} versions from {what}"
+        dialect = self.engine.dialect.name
+        rows = [event_values(r, dialect) for r in records]
+        await self.writer.write(WriteKind.EVENTS, rows, what)
+
+    async def save_round(
+        self,
+        match_id: str,
+        number: int,
+        commitment: str,
+        salt: str | None = None,
+        deck: JSON | None = None,
+    ) -> None:
+        row = {
+            "match_id": match_id,
+            "number": number,
+            "commitment": commitment,
+            "salt": salt,
+            "deck": deck,
+        }
+        await self.writer.write(WriteKind.ROUND, [row], f"round {number} of {match_id}")
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        async with self._sessions() as session:
+            row = await session.scalar(select(Player).where(Player.token_hash == token_hash))
+            return None if row is None else player_record(row)
+
+    async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
+        if not ids:
+            return {}
+        async with self._sessions() as session:
+            rows = await session.scalars(select(Player).where(Player.id.in_(set(ids))))
+            found = {row.id: player_record(row) for row in rows}
+        return {i: found[i] for i in ids if i in found}
+
+    async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
+        query = (
+            select(MatchEvent)
+            .where(MatchEvent.match_id == match_id, MatchEvent.version > since_version)
+            .order_by(MatchEvent.version)
+        )
+        async with self._sessions() as session:
+            return [event_record(row) for row in await session.scalars(query)]
+
+    async def match(self, match_id: str) -> MatchRecord | None:
+        async with self._sessions() as session:
+            row = await session.get(Match, match_id)
+            return None if row is None else match_record(row)
+
+    async def rounds(self, match_id: str) -> list[RoundRecord]:
+        query = select(Round).where(Round.match_id == match_id).order_by(Round.number)
+        async with self._sessions() as session:
+            return [round_record(row) for row in await session.scalars(query)]

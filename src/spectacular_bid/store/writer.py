@@ -1,0 +1,277 @@
+"""The single writer: group commit with durability order.
+
+Every write of the store — players, match headers, rounds, events — goes through one queue and
+one task. The task takes everything that was queued while its previous commit ran and commits it
+in one transaction (group commit), then resolves each caller's future: a caller hears back only
+once its rows are durable (issue 4, durability order). One writer per database also means SQLite
+never sees two writers of ours at once, and each transaction begins with ``BEGIN IMMEDIATE``
+(:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked`` cannot surface.
+
+Within a transaction the writes are applied kind by kind — players, then match headers (the
+last save of each match wins), then rounds, then events — which gives the same final state as
+their queue order, because only later kinds refer to earlier ones (an event needs its match).
+
+When a batch's transaction fails, the batch is tried once more in one transaction with a
+savepoint around each caller's writes, so that one bad write (a duplicate version, an event of an
+unknown match, a changed commitment) fails only its own caller with
+:class:`~spectacular_bid.service.ports.StorageError` and stores none of its rows, while the other
+callers' writes are committed. If that transaction fails too (the database is gone, the disk is
+full), every caller of the batch gets ``StorageError`` and none of their rows are stored. (A
+batch of one write is not tried again: its failure is already its own.)
+
+The writer holds one connection between batches and opens a new one after any failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Final
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from spectacular_bid.service.ports import StorageError
+from spectacular_bid.store.engine import for_writing
+from spectacular_bid.store.models import Match, MatchEvent, Player, Round
+from spectacular_bid.store.records import EVENT_COLUMNS
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH: Final = 5_000
+"""At most this many queued writes go into one transaction; the rest wait for the next."""
+
+
+class WriteKind(Enum):
+    PLAYER = "player"
+    MATCH = "match"
+    ROUND = "round"
+    EVENTS = "events"
+
+
+@dataclass(slots=True, eq=False)
+class Write:
+    kind: WriteKind
+    rows: list[Any]
+    """Dicts of column values; for events, tuples of driver parameters (``event_values``)."""
+    what: str
+    """Names the write in error messages: ``"version 3 of m1"``."""
+    future: asyncio.Future[None]
+    error: StorageError | None = field(default=None)
+
+
+class _RefusedError(Exception):
+    """A write the store refuses for a reason of its own (not the database's)."""
+
+
+class GroupCommitWriter:
+    def __init__(self, engine: AsyncEngine, *, max_batch: int = MAX_BATCH) -> None:
+        self._engine = for_writing(engine)
+        self._max_batch = max_batch
+        self._queue: asyncio.Queue[Write | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._conn: AsyncConnection | None = None
+        self._accepting = False
+        self.batches = 0
+        """Transactions committed so far (for tests and the benchmark)."""
+
+    @property
+    def is_running(self) -> bool:
+        return self._accepting
+
+    def start(self) -> None:
+        if self._task is not None:
+            raise RuntimeError("the writer has already been started")
+        self._accepting = True
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="store-writer")
+
+    async def close(self) -> None:
+        """Write everything already queued, then stop."""
+        if self._task is None:
+            return
+        if self._accepting:
+            self._accepting = False
+            self._queue.put_nowait(None)
+        await asyncio.shield(self._task)
+
+    async def write(self, kind: WriteKind, rows: list[Any], what: str) -> None:
+        """Queue a write and return once it is committed, or raise :class:`StorageError`."""
+        if not self._accepting:
+            raise StorageError(f"the store is not open, so {what} was not stored: call start()")
+        future = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(Write(kind, rows, what, future))
+        await future
+
+    # -- the writer task ------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        batch: list[Write] = []
+        try:
+            stopping = False
+            while not stopping:
+                first = await self._queue.get()
+                if first is None:
+                    break
+                batch = [first]
+                while len(batch) < self._max_batch and not self._queue.empty():
+                    queued = self._queue.get_nowait()
+                    if queued is None:
+                        stopping = True
+                        break
+                    batch.append(queued)
+                await self._commit(batch)
+                batch = []
+        finally:
+            self._accepting = False
+            await self._drop_connection()
+            pending = batch + [w for w in _drain(self._queue) if w is not None]
+            for write in pending:
+                _fail(write, StorageError(f"the store closed before {write.what} was stored"))
+
+    async def _commit(self, batch: list[Write]) -> None:
+        try:
+            await self._transaction(batch, isolated=False)
+        except Exception as exc:
+            if len(batch) == 1:
+                _fail(batch[0], _storage_error(batch[0], exc))
+                return
+            log.warning("group commit of %d writes failed (%s); isolating them", len(batch), exc)
+            for write in batch:
+                write.error = None
+            try:
+                await self._transaction(batch, isolated=True)
+            except Exception as again:
+                log.error("store write failed for %d writes: %s", len(batch), again)
+                for write in batch:
+                    _fail(write, _storage_error(write, again))
+                return
+        self.batches += 1
+        for write in batch:
+            if write.error is not None:
+                _fail(write, write.error)
+            elif not write.future.done():
+                write.future.set_result(None)
+
+    async def _connection(self) -> AsyncConnection:
+        """The writer's own connection, held between batches (no pool round trip per commit)."""
+        conn = self._conn
+        if conn is None or conn.closed or conn.invalidated:
+            self._conn = conn = await self._engine.connect()
+        return conn
+
+    async def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def _transaction(self, batch: Sequence[Write], *, isolated: bool) -> None:
+        conn = await self._connection()
+        try:
+            await self._apply_in_transaction(conn, batch, isolated=isolated)
+        except BaseException:
+            await self._drop_connection()  # the next batch starts on a fresh connection
+            raise
+
+    async def _apply_in_transaction(
+        self, conn: AsyncConnection, batch: Sequence[Write], *, isolated: bool
+    ) -> None:
+        async with conn.begin():
+            if not isolated:
+                await _apply(conn, batch)
+                return
+            for write in batch:
+                try:
+                    async with conn.begin_nested():
+                        await _apply(conn, [write])
+                except (_RefusedError, SQLAlchemyError) as exc:
+                    write.error = _storage_error(write, exc)
+
+
+async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
+    by_kind: dict[WriteKind, list[Any]] = {kind: [] for kind in WriteKind}
+    for write in batch:
+        by_kind[write.kind].extend(write.rows)
+    if by_kind[WriteKind.PLAYER]:
+        await conn.execute(insert(Player), by_kind[WriteKind.PLAYER])
+    if by_kind[WriteKind.MATCH]:
+        last_of_each = {row["id"]: row for row in by_kind[WriteKind.MATCH]}
+        await conn.execute(_upsert_match(conn.dialect.name), list(last_of_each.values()))
+    for row in by_kind[WriteKind.ROUND]:
+        await _save_round(conn, row)
+    if by_kind[WriteKind.EVENTS]:
+        await _insert_events(conn, by_kind[WriteKind.EVENTS])
+
+
+SQLITE_ROWS_PER_INSERT: Final = 4_000
+"""Event rows per SQLite INSERT: 8 values a row stays under its 32,766 bound parameters."""
+
+
+async def _insert_events(conn: AsyncConnection, rows: list[tuple[Any, ...]]) -> None:
+    """Insert rows of :func:`~spectacular_bid.store.records.event_values` through the driver.
+
+    On SQLite, one multi-row INSERT per batch: ``executemany`` would release and take back the
+    GIL around each row's step, and each time it is taken back while the event loop is busy
+    costs up to the interpreter's switch interval (5 ms), so a batch's commit time would grow
+    with the load of the loop. asyncpg pipelines ``executemany`` on the loop itself.
+    """
+    table = MatchEvent.__tablename__
+    columns = ", ".join(EVENT_COLUMNS)
+    if conn.dialect.paramstyle == "numeric_dollar":
+        marks = ", ".join(f"${n}" for n in range(1, len(EVENT_COLUMNS) + 1))
+        await conn.exec_driver_sql(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
+        return
+    one_row = "(" + ", ".join("?" * len(EVENT_COLUMNS)) + ")"
+    for start in range(0, len(rows), SQLITE_ROWS_PER_INSERT):
+        chunk = rows[start : start + SQLITE_ROWS_PER_INSERT]
+        values = ", ".join(itertools.repeat(one_row, len(chunk)))
+        flat = tuple(itertools.chain.from_iterable(chunk))
+        await conn.exec_driver_sql(f"INSERT INTO {table} ({columns}) VALUES {values}", flat)
+
+
+def _upsert_match(dialect: str) -> Any:
+    stmt = postgresql.insert(Match) if dialect == "postgresql" else sqlite.insert(Match)
+    columns = [c.name for c in Match.__table__.columns if not c.primary_key]
+    return stmt.on_conflict_do_update(
+        index_elements=[Match.id], set_={name: stmt.excluded[name] for name in columns}
+    )
+
+
+async def _save_round(conn: AsyncConnection, row: dict[str, Any]) -> None:
+    where = (Round.match_id == row["match_id"], Round.number == row["number"])
+    stored = await conn.scalar(select(Round.commitment).where(*where))
+    if stored is None:
+        await conn.execute(insert(Round), [row])
+        return
+    if stored != row["commitment"]:
+        raise _RefusedError(f"it is committed to {stored}, not {row['commitment']}")
+    changes = {key: row[key] for key in ("salt", "deck") if row[key] is not None}
+    if changes:
+        await conn.execute(update(Round).where(*where).values(changes))
+
+
+def _storage_error(write: Write, exc: BaseException) -> StorageError:
+    cause = getattr(exc, "orig", None) or exc
+    error = StorageError(f"{write.what} was not stored: {cause}")
+    error.__cause__ = exc
+    return error
+
+
+def _fail(write: Write, error: StorageError) -> None:
+    if not write.future.done():
+        write.future.set_exception(error)
+
+
+def _drain(queue: asyncio.Queue[Write | None]) -> list[Write | None]:
+    items: list[Write | None] = []
+    with contextlib.suppress(asyncio.QueueEmpty):
+        while True:
+            items.append(queue.get_nowait())
+    return items

@@ -1,0 +1,100 @@
+"""The storage port's behaviour, the same on the in-memory reference store and on every SQL
+backend: whatever goes in comes back out exactly, and refused writes change nothing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from spectacular_bid.service.ports import MatchStatus, MatchStore, RoundRecord, StorageError
+
+from .factories import WALL_MS, event, match, player, seed
+
+
+async def test_players_round_trip(any_store: MatchStore) -> None:
+    ann, bob = player("ann"), player("bob")
+    await any_store.add_player(ann)
+    await any_store.add_player(bob)
+    assert await any_store.player_by_token_hash(ann.token_hash) == ann
+    assert await any_store.player_by_token_hash("0" * 64) is None
+    assert await any_store.players([bob.id, "p-nobody", ann.id]) == {bob.id: bob, ann.id: ann}
+    assert list(await any_store.players([bob.id, ann.id])) == [bob.id, ann.id]
+    assert await any_store.players([]) == {}
+
+
+async def test_match_is_inserted_then_updated(any_store: MatchStore) -> None:
+    await seed(any_store)
+    waiting = match("m1", second=None, status=MatchStatus.WAITING)
+    await any_store.save_match(waiting)
+    assert await any_store.match("m1") == waiting
+    finished = replace(
+        waiting,
+        second_player="p-bob",
+        status=MatchStatus.FINISHED,
+        winner="second",
+        reason="balance",
+        rated=True,
+        ended_at_ms=WALL_MS + 60_000,
+    )
+    await any_store.save_match(finished)
+    assert await any_store.match("m1") == finished
+    assert await any_store.match("m-unknown") is None
+
+
+async def test_events_round_trip_in_order(any_store: MatchStore) -> None:
+    await seed(any_store, "m1", "m2")
+    await any_store.append([event("m1", 1), event("m1", 2)])
+    await any_store.append([event("m2", 1)])
+    await any_store.append([event("m1", 3, command={"type": "deal", "deck": ["0-0", "6-6"]})])
+    assert await any_store.events("m1") == [
+        event("m1", 1),
+        event("m1", 2),
+        event("m1", 3, command={"type": "deal", "deck": ["0-0", "6-6"]}),
+    ]
+    assert [e.version for e in await any_store.events("m1", since_version=1)] == [2, 3]
+    assert await any_store.events("m1", since_version=3) == []
+    assert await any_store.events("m2") == [event("m2", 1)]
+    assert await any_store.events("m-unknown") == []
+
+
+async def test_empty_append_stores_nothing(any_store: MatchStore) -> None:
+    await seed(any_store, "m1")
+    await any_store.append([])
+    assert await any_store.events("m1") == []
+
+
+async def test_a_stored_version_is_refused_and_nothing_of_that_call_is_kept(
+    any_store: MatchStore,
+) -> None:
+    await seed(any_store, "m1")
+    await any_store.append([event("m1", 1), event("m1", 2)])
+    with pytest.raises(StorageError, match="m1"):
+        await any_store.append([event("m1", 2, command={"type": "other"}), event("m1", 3)])
+    assert await any_store.events("m1") == [event("m1", 1), event("m1", 2)]
+    await any_store.append([event("m1", 3)])
+    assert [e.version for e in await any_store.events("m1")] == [1, 2, 3]
+
+
+async def test_round_commitment_then_reveal(any_store: MatchStore) -> None:
+    await seed(any_store, "m1")
+    commitment = "a" * 64
+    await any_store.save_round("m1", 1, commitment)
+    await any_store.save_round("m1", 2, "b" * 64)
+    assert await any_store.rounds("m1") == [
+        RoundRecord("m1", 1, commitment),
+        RoundRecord("m1", 2, "b" * 64),
+    ]
+    deck = ["0-0", "0-1", "6-6"]
+    await any_store.save_round("m1", 1, commitment, salt="5a17", deck=deck)
+    await any_store.save_round("m1", 1, commitment)  # None keeps what is stored
+    assert (await any_store.rounds("m1"))[0] == RoundRecord("m1", 1, commitment, "5a17", deck)
+    assert await any_store.rounds("m-unknown") == []
+
+
+async def test_a_round_commitment_never_changes(any_store: MatchStore) -> None:
+    await seed(any_store, "m1")
+    await any_store.save_round("m1", 1, "a" * 64)
+    with pytest.raises(StorageError, match=r"committed to a+, not c+"):
+        await any_store.save_round("m1", 1, "c" * 64, salt="5a17", deck=["0-0"])
+    assert await any_store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
