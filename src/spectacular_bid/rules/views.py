@@ -174,16 +174,43 @@ def _last_round(match: Match) -> RoundResultView | None:
     return RoundResultView(rnd.number, match.round_end, hands, totals)
 
 
+@dataclass(frozen=True, slots=True)
+class PrivateView:
+    """The part of a :class:`MatchView` that differs between viewers: everything else is the
+    same for both seats and every spectator, so a server can build that part once."""
+
+    viewer: Seat | None
+    hand: tuple[Tile, ...] | None
+    must_play: Tile | None
+    opening_tile: Tile | None
+    legal: LegalView | None
+
+
+PRIVATE_FIELDS = frozenset(PrivateView.__slots__)
+
+
+def private_view(match: Match, viewer: Seat | None) -> PrivateView:
+    """What only ``viewer`` may see: its hand, its drawn tile, its forced opening tile, and its
+    legal actions. A spectator (None) gets nothing here."""
+    rnd = match.round
+    in_round = rnd is not None and match.phase not in (Phase.AWAITING_DEAL, Phase.OVER)
+    if viewer is None or rnd is None or not in_round:
+        return PrivateView(viewer, None, None, None, None)
+    to_act = match.to_act == viewer
+    return PrivateView(
+        viewer=viewer,
+        hand=tuple(rnd.hand(viewer)),
+        must_play=rnd.must_play if to_act else None,
+        opening_tile=match.opening_tile if to_act else None,
+        legal=legal_view(match, viewer),
+    )
+
+
 def view_for(match: Match, viewer: Seat | None) -> MatchView:
     """The view of ``viewer`` (a seat, or None for a spectator)."""
     rnd = match.round
     auction = match.auction
-    in_round = rnd is not None and match.phase not in (Phase.AWAITING_DEAL, Phase.OVER)
-    hand: tuple[Tile, ...] | None = None
-    must_play: Tile | None = None
-    if viewer is not None and rnd is not None and in_round:
-        hand = tuple(rnd.hand(viewer))
-        must_play = rnd.must_play if match.to_act == viewer else None
+    private = private_view(match, viewer)
     return MatchView(
         viewer=viewer,
         phase=match.phase,
@@ -192,8 +219,8 @@ def view_for(match: Match, viewer: Seat | None) -> MatchView:
         decision=match.decision,
         balances=match.balance,
         jockey=match.jockey,
-        hand=hand,
-        must_play=must_play,
+        hand=private.hand,
+        must_play=private.must_play,
         hand_counts=BySeat(
             rnd.hand_count(Seat.FIRST) if rnd is not None else 0,
             rnd.hand_count(Seat.SECOND) if rnd is not None else 0,
@@ -212,8 +239,8 @@ def view_for(match: Match, viewer: Seat | None) -> MatchView:
             if auction is not None
             else None
         ),
-        opening_tile=match.opening_tile if viewer is not None and viewer == match.to_act else None,
-        legal=legal_view(match, viewer) if viewer is not None else None,
+        opening_tile=private.opening_tile,
+        legal=private.legal,
         last_round=_last_round(match),
         result=match.result,
     )

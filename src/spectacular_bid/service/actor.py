@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Iterable
@@ -42,7 +43,13 @@ from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhas
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
-from spectacular_bid.rules.views import event_for, view_for
+from spectacular_bid.rules.views import (
+    PRIVATE_FIELDS,
+    MatchView,
+    event_for,
+    private_view,
+    view_for,
+)
 from spectacular_bid.service.codec import JSON, action_json, event_json, to_json
 from spectacular_bid.service.decks import DeckSource
 from spectacular_bid.service.fairness import deck_commitment, new_salt
@@ -75,6 +82,9 @@ _SEAT_AUDIENCE = (Audience.FIRST, Audience.SECOND)
 _VIEWERS: tuple[Seat | None, ...] = (Seat.FIRST, Seat.SECOND, None)
 _AUDIENCE_TEXT = {Audience.FIRST: 0, Audience.SECOND: 1, Audience.SPECTATOR: 2}
 """Which of an entry's encodings each audience reads; a device's depends on the entry."""
+_PUBLIC_VIEW_FIELDS = tuple(
+    f.name for f in dataclasses.fields(MatchView) if f.name not in PRIVATE_FIELDS
+)
 _RETRY_MS = 1_000
 """How soon a timer's work that storage refused is tried again."""
 
@@ -198,6 +208,7 @@ class MatchActor:
         self._task: asyncio.Task[None] | None = None
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._closed = False
+        self._shared_cache: tuple[int, str] | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -300,6 +311,7 @@ class MatchActor:
             "join_timeout": self._on_join_timeout,
             "grace": self._on_grace,
             "timing_failure": self._on_timing_failure,
+            "snapshot": self._on_snapshot,
         }
         while True:
             job = await self._queue.get()
@@ -650,6 +662,7 @@ class MatchActor:
         self.commitment = rollback.commitment
         self.reveal = rollback.reveal
         self._secret = rollback.secret
+        self._shared_cache = None
         self._rearm_all()
 
     def _rearm_all(self) -> None:
@@ -763,36 +776,70 @@ class MatchActor:
 
     def snapshot_json(self, audience: Audience) -> JSON:
         """Everything ``audience`` needs to draw the match and act (issue 3 §5)."""
+        loaded: JSON = json.loads(self.snapshot_text(audience))
+        return loaded
+
+    async def snapshot(self, audience: Audience) -> tuple[int, JSON]:
+        """The version and the snapshot, taken between two commands: never a state whose write
+        is still pending (durability order)."""
+        result: tuple[int, JSON] = await self._call("snapshot", audience)
+        return result
+
+    async def _on_snapshot(self, audience: Audience) -> tuple[int, JSON]:
+        return self.version, self.snapshot_json(audience)
+
+    def snapshot_text(self, audience: Audience) -> str:
+        """:meth:`snapshot_json` as JSON text, built from a shared part encoded once per version
+        and the few fields that differ by viewer or by the moment (clock, presence)."""
         viewer = self._viewer(audience)
-        view = view_for(self.match, viewer)
+        private = private_view(self.match, viewer)
         if audience is Audience.DEVICE and viewer is None:
-            view = replace(view, opening_tile=None)
+            private = replace(private, opening_tile=None)
         now = self._now_ms()
-        reading = self.clock.reading(max(now, self.clock.decision_started_ms))
         online = self.online()
         players = [
             None if p is None else {"name": p.name, "online": online[i]}
             for i, p in enumerate(self.seats)
         ]
-        return {
-            "id": self.id,
-            "mode": self.mode.value,
-            "status": self.status.value,
+        fresh = {
             "audience": audience.value,
             "players": {"first": players[0], "second": players[1]},
             "spectators": self.spectator_count(),
-            **to_json(view),
-            "clock": to_json(reading),
-            "handover": str(self.handover) if self.handover is not None else None,
-            "ready": {"first": Seat.FIRST in self.ready, "second": Seat.SECOND in self.ready},
-            "start_deadline_ms": self.start_deadline_ms,
-            "join_deadline_ms": self.join_deadline_ms,
-            "deck_commitment": self.commitment,
-            "deck_reveal": self.reveal,
+            "clock": to_json(self.clock.reading(max(now, self.clock.decision_started_ms))),
+            **to_json(private),
         }
+        fresh_text = json.dumps(fresh, separators=(",", ":"))
+        return f"{fresh_text[:-1]},{self._shared_text()}}}"
+
+    def _shared_text(self) -> str:
+        """The members of the snapshot that every audience shares, encoded once per version."""
+        cached = self._shared_cache
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        public = view_for(self.match, None)
+        shared: dict[str, JSON] = {
+            "id": self.id,
+            "mode": self.mode.value,
+            "status": self.status.value,
+        }
+        for name in _PUBLIC_VIEW_FIELDS:
+            shared[name] = to_json(getattr(public, name))
+        shared.update(
+            {
+                "handover": str(self.handover) if self.handover is not None else None,
+                "ready": {"first": Seat.FIRST in self.ready, "second": Seat.SECOND in self.ready},
+                "start_deadline_ms": self.start_deadline_ms,
+                "join_deadline_ms": self.join_deadline_ms,
+                "deck_commitment": self.commitment,
+                "deck_reveal": self.reveal,
+            }
+        )
+        text = json.dumps(shared, separators=(",", ":"))[1:-1]
+        self._shared_cache = (self.version, text)
+        return text
 
     def _message(self, kind: str, audience: Audience, events: str | None) -> str:
-        snapshot = json.dumps(self.snapshot_json(audience), separators=(",", ":"))
+        snapshot = self.snapshot_text(audience)
         if events is None:
             return f'{{"type":"{kind}","version":{self.version},"match":{snapshot}}}'
         return (

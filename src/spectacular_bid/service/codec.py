@@ -62,10 +62,24 @@ def parse_seat(text: object) -> Seat:
     raise NotationError(f"invalid seat: {text!r} (expected 'first' or 'second')")
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def to_json(value: object) -> JSON:
     """Encode an engine or service value (dataclasses included) as plain JSON data."""
-    if value is None or isinstance(value, bool | str):
+    kind = type(value)
+    if kind is int or kind is str or value is None or kind is bool:
         return value
+    names = _FIELD_NAMES.get(kind)
+    if names is not None:
+        return {name: to_json(getattr(value, name)) for name in names}
     if isinstance(value, Tile):
         return value.notation()
     if isinstance(value, Seat):
@@ -85,7 +99,7 @@ def to_json(value: object) -> JSON:
     if isinstance(value, Mapping):
         return {str(k): to_json(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {name: to_json(getattr(value, name)) for name in _field_names(kind)}
     raise TypeError(f"cannot encode {value!r} as JSON")
 
 

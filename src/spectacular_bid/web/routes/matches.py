@@ -114,7 +114,8 @@ async def read_match(match_id: str, caller: Caller, service: Service) -> Respons
     """The match as the caller sees it: their seat, both seats on a shared device, or a
     spectator's view when anonymous or not seated (R2.2, D4)."""
     actor = service.get(match_id)
-    # Read version and snapshot with no await between them, so they agree; the snapshot is
-    # already JSON data and is not re-validated.
-    body = {"version": actor.version, "match": actor.snapshot_json(actor.default_audience(caller))}
+    # Taken by the match's actor between two commands, so the version and the snapshot agree
+    # and no unsaved state is shown; the snapshot is already JSON data and is not re-validated.
+    version, snapshot = await actor.snapshot(actor.default_audience(caller))
+    body = {"version": version, "match": snapshot}
     return Response(json.dumps(body, separators=(",", ":")), media_type="application/json")
