@@ -12,6 +12,9 @@ when the gap exceeds the resend window — and two tasks run until either ends:
 Replies to the sender (``ack``, ``error``, ``pong``) go through the same queue as the match's own
 messages, so this socket has exactly one writer and a command's ``update`` always reaches it
 before the command's ``ack``. Errors go to this socket only and never change a match (R8.3).
+
+An ended match that is no longer in memory is read from its record instead: the socket gets one
+``state`` message and is closed normally (1000).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from spectacular_bid.service.actor import Audience, MatchActor, Subscriber
 from spectacular_bid.service.guests import Player
 from spectacular_bid.service.intents import ErrorCode, Rejection
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.replay import FinishedMatch
 from spectacular_bid.web.appstate import Service, Settings, is_stopping
 from spectacular_bid.web.identity import token_of
 from spectacular_bid.web.messages import (
@@ -49,6 +53,8 @@ log = logging.getLogger(__name__)
 
 router = APIRouter()
 
+CLOSE_NORMAL: Final = 1000
+"""An ended match read from its record: its one ``state`` message was sent."""
 CLOSE_POLICY: Final = 1008
 """A foreign origin, a refused subscription, or a socket that keeps flooding: do not retry as is."""
 CLOSE_TRY_AGAIN: Final = 1013
@@ -75,10 +81,13 @@ async def match_socket(
         return
     player = await service.guests.resolve(token_of(websocket))
     await websocket.accept()
-    actor: MatchActor | None = None
+    actor: MatchActor | FinishedMatch | None = None
     try:
         since, audience = _connect_params(websocket.query_params)
-        actor = service.get(match_id)
+        actor = await service.find(match_id)
+        if isinstance(actor, FinishedMatch):
+            await _send_ended(websocket, actor, player, audience)
+            return
         subscriber = await actor.subscribe(player, since, audience)
     except Rejection as rejection:
         version = actor.version if actor is not None else 0
@@ -90,6 +99,21 @@ async def match_socket(
         await MatchSocket(websocket, service, settings, actor, subscriber, player).run()
     finally:
         await _leave(websocket, actor, subscriber)
+
+
+async def _send_ended(
+    websocket: WebSocket, ended: FinishedMatch, player: Player | None, audience: Audience | None
+) -> None:
+    """An ended match no longer in memory (D5: e.g. aborted while the server was down): one
+    ``state`` message, built from its record, then a normal close — nothing more will happen."""
+    allowed = ended.default_audience(player)
+    if audience is not None and audience is not Audience.SPECTATOR and audience is not allowed:
+        raise Rejection(ErrorCode.NOT_YOUR_SEAT, f"you cannot watch as {audience.value}")
+    shown = Audience.SPECTATOR if audience is Audience.SPECTATOR else allowed
+    message = {"type": "state", "version": ended.version, "match": ended.snapshot_json(shown)}
+    with contextlib.suppress(WebSocketDisconnect, OSError):
+        await websocket.send_text(json.dumps(message, separators=(",", ":")))
+        await websocket.close(CLOSE_NORMAL, "the match has ended")
 
 
 async def _leave(websocket: WebSocket, actor: MatchActor, subscriber: Subscriber) -> None:
@@ -174,7 +198,12 @@ class MatchSocket:
             text = await queue.get()
             if text is None:
                 return (CLOSE_TRY_AGAIN, "dropped: reconnect with ?since=<last version>")
-            await self.websocket.send_text(text)
+            try:
+                await self.websocket.send_text(text)
+            except RuntimeError:
+                # uvicorn sent a close of its own (1009 for an oversized frame) and reports the
+                # next send as a RuntimeError a moment before the disconnect: the client is gone.
+                raise WebSocketDisconnect(CLOSE_TRY_AGAIN) from None
 
     async def _receive_loop(self) -> Close | None:
         while True:
