@@ -1,17 +1,20 @@
-"""The ``specbid`` command line: ``specbid board …``, ``specbid bench rules``, ``specbid serve``
-and ``specbid schema``.
+"""The ``specbid`` command line: ``specbid board …``, ``specbid bench …``, ``specbid serve``,
+``specbid replay`` and ``specbid schema``.
 
 One subparser per subcommand, each handled by one small function that takes the parsed arguments
 and returns the exit status, so ``serve``, ``replay``, ``bench server`` and ``bench store`` slot in
 later as one more parser and one more function each.
 
-Exit statuses: 0 when all went well; 2 for a usage error (argparse) or for any illegal or
-malformed move given to ``specbid board``.
+Exit statuses: 0 when all went well; 1 when a check failed (a record that does not verify, a
+database whose schema is not at head under ``--no-upgrade``); 2 for a usage error (argparse) or
+for bad input: an illegal or malformed move given to ``specbid board``, a file that is not a
+match record, a match that is not stored.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import codecs
 import io
 import json
@@ -21,13 +24,18 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from spectacular_bid.bench import rules as bench_rules
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench import store as bench_store
 from spectacular_bid.rules.board import Board
 from spectacular_bid.rules.errors import RulesError
+from spectacular_bid.store.engine import default_sqlite_url
 
 EXIT_OK = 0
+EXIT_FAILED = 1
+"""A check failed: ``replay --verify`` found a discrepancy, ``serve --no-upgrade`` refused."""
 EXIT_ERROR = 2
 """Matches argparse's own usage-error status, so a script sees one "bad input" code."""
 
@@ -176,6 +184,8 @@ SERVE_FLAGS = (
     ("rate_limit_per_s", float, "messages per second allowed per socket"),
     ("rate_burst", int, "messages allowed in a burst per socket"),
     ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
+    ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
+    ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
 )
 """``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
 
@@ -189,7 +199,8 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
     from pydantic import ValidationError
 
-    from spectacular_bid.web.app import create_app
+    from spectacular_bid.store.migrate import SchemaNotAtHeadError
+    from spectacular_bid.web.app import check_database, create_app
     from spectacular_bid.web.settings import WebSettings
 
     overrides: dict[str, object] = {
@@ -197,12 +208,27 @@ def run_serve(args: argparse.Namespace) -> int:
     }
     if args.allowed_origin:
         overrides["allowed_origins"] = args.allowed_origin
+    if args.data_dir is not None and args.database_url is None:
+        # An explicit folder means its SQLite file, whatever $DATABASE_URL says.
+        overrides["database_url"] = default_sqlite_url(args.data_dir)
+    if args.no_upgrade:
+        overrides["upgrade"] = False
     try:
         settings = WebSettings(**overrides)  # type: ignore[arg-type]
         app = create_app(settings, freeze_startup_objects=True)
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    if not settings.upgrade:
+        # Refuse before the server starts, with the reason and what to run.
+        try:
+            asyncio.run(check_database(settings))
+        except SchemaNotAtHeadError as exc:
+            print(f"error: refusing to start: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        except (OSError, SQLAlchemyError) as exc:
+            print(f"error: cannot open the database: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     uvicorn.run(
         app,
         host=settings.host,
@@ -217,6 +243,94 @@ def run_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
     )
     return EXIT_OK
+
+
+# -- replay -----------------------------------------------------------------------------------
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``specbid replay ID|FILE``: a match move by move; ``--verify`` re-runs it through the
+    engine and checks it; ``--export`` writes its record document."""
+    from spectacular_bid.service.records import RecordFormatError, parse_document
+    from spectacular_bid.service.replay import RecordMismatchError, describe, verify
+
+    try:
+        data = _load_record(args.target, args.data_dir, args.database_url)
+    except _InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.export:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        if args.output in (None, "-"):
+            sys.stdout.write(text)
+        else:
+            Path(args.output).write_text(text, encoding="utf-8")
+        return EXIT_OK
+    try:
+        document = parse_document(data)
+    except RecordFormatError as exc:
+        print(f"error: {args.target}: not a match record: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.verify:
+            verified = verify(document)
+            ending = f"{verified.winner} wins" if verified.winner else "no result"
+            print(
+                f"OK {verified.match_id}: {verified.versions} versions, {verified.rounds} rounds; "
+                f"every event, balance, clock, commitment and the result ({ending}, "
+                f"{verified.reason}) agree"
+            )
+            return EXIT_OK
+        for line in describe(document):
+            print(line)
+    except RecordMismatchError as exc:
+        label = "FAILED" if args.verify else "error: the record stops replaying:"
+        print(f"{label} {document.id}: {exc}")
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+class _InputError(Exception):
+    """A record that cannot be read: a missing or non-JSON file, an unknown match."""
+
+
+def _load_record(target: str, data_dir: str | None, url: str | None) -> object:
+    """A record document from a JSON file, or from the store when ``target`` is no file."""
+    path = Path(target)
+    if path.is_file() or target == "-" or target.endswith(".json"):
+        try:
+            text = sys.stdin.read() if target == "-" else path.read_text(encoding="utf-8")
+            return json.loads(text)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _InputError(f"cannot read {target}: {exc}") from None
+        except ValueError as exc:
+            raise _InputError(f"{target} is not JSON: {exc}") from None
+    return asyncio.run(_stored_record(target, data_dir, url))
+
+
+async def _stored_record(match_id: str, data_dir: str | None, url: str | None) -> object:
+    from spectacular_bid.service.intents import Rejection
+    from spectacular_bid.service.records import read_document
+    from spectacular_bid.store.engine import resolve_url, sqlite_path
+    from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head
+    from spectacular_bid.store.repository import SqlStore
+
+    target = resolve_url(url or (default_sqlite_url(data_dir) if data_dir else None))
+    path = sqlite_path(target)
+    if path is not None and not path.is_file():
+        raise _InputError(f"no match {match_id!r}: there is no database at {path}")
+    store = SqlStore.open(target)
+    try:
+        await require_head(store.engine)
+        return (await read_document(store, match_id)).to_json()
+    except SchemaNotAtHeadError as exc:
+        raise _InputError(str(exc)) from None
+    except Rejection as exc:
+        raise _InputError(exc.message) from None
+    except (OSError, SQLAlchemyError) as exc:
+        raise _InputError(f"cannot read the database: {exc}") from None
+    finally:
+        await store.close()
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -355,12 +469,59 @@ def build_parser() -> argparse.ArgumentParser:
         help="another browser origin allowed to open WebSockets (repeatable)",
     )
     serve.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="folder of the embedded SQLite database, created on first start "
+        "(default: $SPECBID_DATA_DIR or ./data)",
+    )
+    serve.add_argument(
+        "--no-upgrade",
+        action="store_true",
+        help="do not migrate the database at start: refuse to start unless its schema is at head",
+    )
+    serve.add_argument(
         "--log-level",
         default="info",
         choices=["critical", "error", "warning", "info", "debug", "trace"],
         help="uvicorn's log level (default: info)",
     )
     serve.set_defaults(handler=run_serve)
+
+    replay = commands.add_parser(
+        "replay",
+        help="print, verify or export an ended match's record",
+        description=(
+            "Print an ended match move by move: each version's command, the board description "
+            "of RULES.md Appendix A after each placement, the balances after each transfer, "
+            "and the clock readings. TARGET is a record file (JSON, '-' for standard input) or "
+            "a match id read from the database. --verify re-runs the record through the engine "
+            "and checks every event, balance, clock, commitment and the result: exit 0 with an "
+            "OK line, or 1 with the first discrepancy. --export writes the record document."
+        ),
+        epilog="examples: specbid replay --export ID -o match.json; specbid replay --verify "
+        "match.json",
+    )
+    replay.add_argument("target", metavar="ID|FILE", help="a match id or a record file")
+    mode = replay.add_mutually_exclusive_group()
+    mode.add_argument("--verify", action="store_true", help="check the record; print one line")
+    mode.add_argument("--export", action="store_true", help="write the record document")
+    replay.add_argument(
+        "-o", "--output", default=None, metavar="FILE", help="with --export: the file to write"
+    )
+    replay.add_argument(
+        "--data-dir",
+        default=None,
+        metavar="DIR",
+        help="folder of the embedded SQLite database (default: $SPECBID_DATA_DIR or ./data)",
+    )
+    replay.add_argument(
+        "--database-url",
+        default=None,
+        metavar="URL",
+        help="the database to read instead (default: $DATABASE_URL)",
+    )
+    replay.set_defaults(handler=run_replay)
 
     schema = commands.add_parser(
         "schema",

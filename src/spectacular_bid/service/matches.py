@@ -1,25 +1,63 @@
-"""The registry of live matches: creating, joining, finding, listing, and shutting down.
+"""The registry of matches: creating, joining, finding, listing, and shutting down.
 
 It owns the loop-lag monitor (D5) and hands each match actor its time sources, deck source and
 storage port, so everything timing-related can be replaced in tests.
+
+Live matches are actors in memory. At start-up every match the previous process left unfinished
+is ended as a timing failure (D5, :mod:`~spectacular_bid.service.recovery`). A finished actor
+stays in memory for ``finished_ttl_ms`` after it ended, then is closed; from then on
+:meth:`MatchService.find` rebuilds it read-only from the store
+(:class:`~spectacular_bid.service.replay.FinishedMatch`), as it does for every ended match that
+is not in memory. Ended matches' records and lists come from the store too.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.rules.errors import RulesError
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.guests import Guests, Player
 from spectacular_bid.service.intents import ErrorCode, Rejection
 from spectacular_bid.service.lag import LagMonitor
-from spectacular_bid.service.ports import MatchMode, MatchStatus, MatchStore
+from spectacular_bid.service.ports import (
+    EventRecord,
+    MatchMode,
+    MatchRecord,
+    MatchStatus,
+    MatchStore,
+    PlayerRecord,
+    RoundRecord,
+)
+from spectacular_bid.service.records import (
+    ENDED,
+    MatchDocument,
+    new_match_id,
+    parse_document,
+    read_document,
+    records_for_import,
+)
+from spectacular_bid.service.recovery import abort_unfinished
+from spectacular_bid.service.replay import FinishedMatch, Verified, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import MsSource, monotonic_ms, wall_ms
+
+log = logging.getLogger(__name__)
+
+FINISHED_TTL_MS: Final = 300_000
+"""How long a finished actor stays in memory after its match ended (its sockets stay open)."""
+FINISHED_CACHE: Final = 256
+"""How many ended matches rebuilt from the store are kept, least recently read dropped first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +83,21 @@ class MatchService:
         now_ms: MsSource = monotonic_ms,
         wall_ms: MsSource = wall_ms,
         deck_source_for: Callable[[str], DeckSource] | None = None,
+        finished_ttl_ms: int = FINISHED_TTL_MS,
     ) -> None:
+        if finished_ttl_ms < 0:
+            raise ValueError(f"finished_ttl_ms must be >= 0, got {finished_ttl_ms!r}")
         self.settings = settings or ServiceSettings()
         self.store = store
         self.guests = Guests(store)
         self.now_ms = now_ms
         self.wall_ms = wall_ms
+        self.finished_ttl_ms = finished_ttl_ms
         self._actors: dict[str, MatchActor] = {}
+        self._actor_store = RoundRecorder(store)
+        self._evictions: dict[str, asyncio.TimerHandle] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+        self._ended: OrderedDict[str, FinishedMatch] = OrderedDict()
         if deck_source_for is not None:
             self._deck_source_for = deck_source_for
         elif self.settings.fixed_deck_seed is not None:
@@ -66,12 +112,19 @@ class MatchService:
         """Called after any lobby-visible change (a match created, joined, started, ended)."""
 
     async def start(self) -> None:
+        """End what the previous run left unfinished (D5), then start the lag monitor."""
+        await abort_unfinished(self.store, self.now_ms, self.wall_ms)
         self.lag.start()
 
     async def stop(self) -> None:
         await self.lag.stop()
+        for handle in self._evictions.values():
+            handle.cancel()
+        self._evictions.clear()
         for actor in list(self._actors.values()):
             await actor.close()
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
 
     def _on_stall(self, _lag_ms: int) -> None:
         for actor in self._actors.values():
@@ -96,7 +149,7 @@ class MatchService:
             mode,
             creator,
             settings,
-            self.store,
+            self._actor_store,
             self._deck_source_for(match_id),
             self.now_ms,
             self.wall_ms,
@@ -109,14 +162,72 @@ class MatchService:
         return actor
 
     def _on_actor_change(self, actor: MatchActor) -> None:
+        if not actor.is_live and actor.id not in self._evictions:
+            self._evict_later(actor.id)
         if actor.version <= 2 or not actor.is_live or actor.match.round is None:
             self._changed(actor)
 
+    def _evict_later(self, match_id: str) -> None:
+        loop = asyncio.get_running_loop()
+        self._evictions[match_id] = loop.call_later(
+            self.finished_ttl_ms / 1000, self._evict, match_id
+        )
+
+    def _evict(self, match_id: str) -> None:
+        """Close a finished actor: its sockets are told to reconnect, and find() then serves
+        the match from the store."""
+        self._evictions.pop(match_id, None)
+        actor = self._actors.pop(match_id, None)
+        if actor is None:
+            return
+        task = asyncio.get_running_loop().create_task(actor.close(), name=f"evict-{match_id}")
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        self._changed()
+
     def get(self, match_id: str) -> MatchActor:
+        """The match's actor while it is in memory (live, or finished a short while ago)."""
         actor = self._actors.get(match_id)
         if actor is None:
             raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
         return actor
+
+    async def find(self, match_id: str) -> MatchActor | FinishedMatch:
+        """The match to read: its actor while in memory, else the ended match rebuilt read-only
+        from its stored record (D5: a player coming back sees how it ended)."""
+        actor = self._actors.get(match_id)
+        if actor is not None:
+            return actor
+        cached = self._ended.get(match_id)
+        if cached is not None:
+            self._ended.move_to_end(match_id)
+            return cached
+        header = await self.store.match(match_id)
+        if header is None or header.status not in ENDED:
+            raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
+        events = await self.store.events(match_id)
+        seats = await self._seated(header)
+        try:
+            rebuilt = FinishedMatch.rebuild(header, seats, events)
+        except (RulesError, ValueError, KeyError, TypeError) as exc:
+            log.error("match %s: its record does not replay: %s", match_id, exc)
+            raise Rejection(
+                ErrorCode.NOT_FOUND, f"the record of match {match_id!r} cannot be replayed"
+            ) from None
+        self._ended[match_id] = rebuilt
+        while len(self._ended) > FINISHED_CACHE:
+            self._ended.popitem(last=False)
+        return rebuilt
+
+    async def _seated(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
+        ids = [p for p in (header.first_player, header.second_player) if p is not None]
+        found = await self.store.players(ids)
+
+        def player(player_id: str | None) -> Player | None:
+            record = found.get(player_id) if player_id is not None else None
+            return Player(record.id, record.name) if record is not None else None
+
+        return player(header.first_player), player(header.second_player)
 
     async def join(self, match_id: str, player: Player) -> Seat:
         seat = await self.get(match_id).join(player)
@@ -154,3 +265,178 @@ class MatchService:
 
     def recently_finished(self) -> list[MatchSummary]:
         return self.summaries(MatchStatus.FINISHED, MatchStatus.ABORTED)
+
+    # -- ended matches: lists, records, imports --------------------------------------------
+
+    async def ended_matches(
+        self,
+        statuses: Sequence[MatchStatus] = ENDED,
+        limit: int = 20,
+        before: tuple[int, str] | None = None,
+    ) -> list[EndedMatch]:
+        """Ended matches from the store, newest first, a page of ``limit`` before a cursor."""
+        if any(s not in ENDED for s in statuses):
+            raise ValueError(f"only ended matches are listed, not {statuses!r}")
+        headers = await self.store.ended_matches(statuses, limit, before)
+        ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
+        players = await self.store.players(sorted(ids))
+        return [EndedMatch.of(h, players) for h in headers]
+
+    async def record(self, match_id: str) -> JSON:
+        """The versioned record document of an ended match (404 unknown, 409 not ended: D4)."""
+        actor = self._actors.get(match_id)
+        if actor is not None and actor.is_live:
+            raise Rejection(
+                ErrorCode.WRONG_PHASE,
+                f"match {match_id!r} is {actor.status.value}: its record is public once it "
+                "ends (D4)",
+            )
+        return (await read_document(self.store, match_id)).to_json()
+
+    async def import_record(self, data: object) -> tuple[str, Verified]:
+        """Verify a record document through the engine and store it as an ended match; return
+        its id here (its own, unless that id is taken) and what was verified.
+
+        Raise :class:`~spectacular_bid.service.records.RecordFormatError` for a malformed
+        document and :class:`~spectacular_bid.service.replay.RecordMismatchError` for one the
+        engine does not reproduce; nothing is stored then."""
+        # Off the event loop: a long record takes a while to replay, and the loop times clocks.
+        document, verified = await asyncio.to_thread(_parse_and_verify, data)
+        match_id: str | None = None
+        if await self.store.match(document.id) is not None:
+            match_id = new_match_id()
+        rows = records_for_import(document, match_id, self.wall_ms())
+        await self.store.import_match(rows.players, rows.match, rows.rounds, rows.events)
+        return rows.match.id, verified
+
+
+def _parse_and_verify(data: object) -> tuple[MatchDocument, Verified]:
+    document = parse_document(data)
+    return document, verify(document)
+
+
+@dataclass(frozen=True, slots=True)
+class EndedMatch:
+    """A line of the list of ended matches."""
+
+    id: str
+    mode: str
+    status: str
+    first: str | None
+    second: str | None
+    winner: str | None
+    reason: str | None
+    rated: bool
+    imported: bool
+    created_at_ms: int
+    ended_at_ms: int
+
+    @property
+    def cursor(self) -> tuple[int, str]:
+        return self.ended_at_ms, self.id
+
+    @classmethod
+    def of(cls, header: MatchRecord, players: dict[str, PlayerRecord]) -> EndedMatch:
+        def name(player_id: str | None) -> str | None:
+            record = players.get(player_id) if player_id is not None else None
+            return record.name if record is not None else None
+
+        settings = header.settings if isinstance(header.settings, dict) else {}
+        return cls(
+            id=header.id,
+            mode=header.mode.value,
+            status=header.status.value,
+            first=name(header.first_player),
+            second=name(header.second_player),
+            winner=header.winner,
+            reason=header.reason,
+            rated=header.rated,
+            imported=bool(settings.get("imported", False)),
+            created_at_ms=header.created_at_ms,
+            ended_at_ms=header.ended_at_ms or 0,
+        )
+
+
+class RoundRecorder:
+    """The storage port as the match actors use it, plus one hook: after a version is durable,
+    the deck commitment it publishes (``deck_committed``) and the reveal (``deck_revealed``) are
+    saved as the round's row through ``save_round``.
+
+    The event log stays the source of truth: a version is durable, and its players told, whether
+    or not its round row could be saved (a failure is logged; the record document completes
+    missing rows from the log, and ``specbid replay --verify`` checks rows against it). The
+    actor needs no change for this.
+    """
+
+    def __init__(self, store: MatchStore) -> None:
+        self.inner = store
+
+    async def append(self, records: Sequence[EventRecord]) -> None:
+        await self.inner.append(records)
+        for record in records:
+            for event in record.events:
+                kind = event.get("type")
+                if kind == "deck_committed" or kind == "deck_revealed":
+                    await self._save_round(record.match_id, event)
+
+    async def _save_round(self, match_id: str, event: JSON) -> None:
+        try:
+            if event["type"] == "deck_committed":
+                await self.inner.save_round(match_id, event["round"], event["commitment"])
+            else:
+                await self.inner.save_round(
+                    match_id, event["round"], event["commitment"], event["salt"], event["deck"]
+                )
+        except Exception as exc:  # never un-tell a durable version
+            log.warning("match %s: round %s not saved: %s", match_id, event.get("round"), exc)
+
+    async def add_player(self, player: PlayerRecord) -> None:
+        await self.inner.add_player(player)
+
+    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
+        return await self.inner.player_by_token_hash(token_hash)
+
+    async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
+        return await self.inner.players(ids)
+
+    async def save_match(self, match: MatchRecord) -> None:
+        await self.inner.save_match(match)
+
+    async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
+        return await self.inner.events(match_id, since_version)
+
+    async def match(self, match_id: str) -> MatchRecord | None:
+        return await self.inner.match(match_id)
+
+    async def save_round(
+        self,
+        match_id: str,
+        number: int,
+        commitment: str,
+        salt: str | None = None,
+        deck: JSON | None = None,
+    ) -> None:
+        await self.inner.save_round(match_id, number, commitment, salt, deck)
+
+    async def rounds(self, match_id: str) -> list[RoundRecord]:
+        return await self.inner.rounds(match_id)
+
+    async def unfinished_matches(self) -> list[MatchRecord]:
+        return await self.inner.unfinished_matches()
+
+    async def ended_matches(
+        self,
+        statuses: Sequence[MatchStatus],
+        limit: int,
+        before: tuple[int, str] | None = None,
+    ) -> list[MatchRecord]:
+        return await self.inner.ended_matches(statuses, limit, before)
+
+    async def import_match(
+        self,
+        players: Sequence[PlayerRecord],
+        match: MatchRecord,
+        rounds: Sequence[RoundRecord],
+        events: Sequence[EventRecord],
+    ) -> None:
+        await self.inner.import_match(players, match, rounds, events)

@@ -9,6 +9,7 @@ from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.ports import (
     EventRecord,
     MatchRecord,
+    MatchStatus,
     PlayerRecord,
     RoundRecord,
     StorageError,
@@ -85,3 +86,48 @@ class InMemoryStore:
     async def rounds(self, match_id: str) -> list[RoundRecord]:
         found = [r for (m, _), r in self._rounds.items() if m == match_id]
         return sorted(found, key=lambda r: r.number)
+
+    async def unfinished_matches(self) -> list[MatchRecord]:
+        live = (MatchStatus.WAITING, MatchStatus.ACTIVE)
+        found = [m for m in self._matches.values() if m.status in live]
+        return sorted(found, key=lambda m: (m.created_at_ms, m.id))
+
+    async def ended_matches(
+        self,
+        statuses: Sequence[MatchStatus],
+        limit: int,
+        before: tuple[int, str] | None = None,
+    ) -> list[MatchRecord]:
+        found = [
+            m
+            for m in self._matches.values()
+            if m.status in statuses
+            and m.ended_at_ms is not None
+            and (before is None or (m.ended_at_ms, m.id) < before)
+        ]
+        found.sort(key=lambda m: (m.ended_at_ms or 0, m.id), reverse=True)
+        return found[:limit]
+
+    async def import_match(
+        self,
+        players: Sequence[PlayerRecord],
+        match: MatchRecord,
+        rounds: Sequence[RoundRecord],
+        events: Sequence[EventRecord],
+    ) -> None:
+        if self.fail_appends:
+            raise StorageError("the store refuses writes (fail_appends is set)")
+        if match.id in self._matches:
+            raise StorageError(f"match {match.id} is already stored")
+        versions = [e.version for e in events]
+        if any(e.match_id != match.id for e in events) or versions != sorted(set(versions)):
+            raise StorageError(f"the events of {match.id} are not its own, in version order")
+        numbers = [r.number for r in rounds]
+        if len(set(numbers)) != len(numbers) or any(r.match_id != match.id for r in rounds):
+            raise StorageError(f"the rounds of {match.id} are not its own, each once")
+        for player in players:
+            await self.add_player(player)
+        self._matches[match.id] = match
+        self._events[match.id] = list(events)
+        for r in rounds:
+            self._rounds[(match.id, r.number)] = r

@@ -131,3 +131,30 @@ class MatchStore(Protocol):
     async def rounds(self, match_id: str) -> list[RoundRecord]:
         """The match's rounds in order of their number."""
         ...
+
+    async def unfinished_matches(self) -> list[MatchRecord]:
+        """Every match whose status is still waiting or active (D5: at start-up these are the
+        matches the previous process left running), oldest first."""
+        ...
+
+    async def ended_matches(
+        self,
+        statuses: Sequence[MatchStatus],
+        limit: int,
+        before: tuple[int, str] | None = None,
+    ) -> list[MatchRecord]:
+        """Up to ``limit`` ended matches with one of ``statuses``, newest first: ordered by
+        ``(ended_at_ms, id)`` descending and, with ``before``, only those strictly before that
+        pair (a page cursor)."""
+        ...
+
+    async def import_match(
+        self,
+        players: Sequence[PlayerRecord],
+        match: MatchRecord,
+        rounds: Sequence[RoundRecord],
+        events: Sequence[EventRecord],
+    ) -> None:
+        """Store a whole ended match at once — its players, header, rounds and events — or raise
+        :class:`StorageError` and store none of it (an imported match record)."""
+        ...

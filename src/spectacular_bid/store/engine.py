@@ -78,16 +78,33 @@ def is_sqlite(url: str | URL) -> bool:
     return database_url(url).get_backend_name() == "sqlite"
 
 
+def sqlite_path(url: str | URL) -> Path | None:
+    """The file of a SQLite URL; None for any other database."""
+    target = database_url(url)
+    if target.get_backend_name() != "sqlite" or not target.database:
+        return None
+    return Path(target.database).expanduser()
+
+
+def create_folder(url: str | URL) -> None:
+    """Create the folder of a SQLite database file if it is missing (nothing for PostgreSQL)."""
+    path = sqlite_path(url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+
 def create_engine(
     url: str | URL,
     *,
     synchronous: str = SQLITE_SYNCHRONOUS,
     connect_args: dict[str, Any] | None = None,
+    make_folder: bool = True,
 ) -> AsyncEngine:
     """An :class:`AsyncEngine` for ``url``, set up as the module docstring says.
 
-    For a SQLite file, its folder is created if missing. ``connect_args`` go to the driver (for
-    asyncpg, e.g. ``{"server_settings": {"search_path": "…"}}``).
+    For a SQLite file, its folder is created if missing, unless ``make_folder`` is false (then
+    :func:`create_folder` does it when the caller is ready to). ``connect_args`` go to the
+    driver (for asyncpg, e.g. ``{"server_settings": {"search_path": "…"}}``).
     """
     target = database_url(url)
     serializer = encode_json
@@ -101,7 +118,8 @@ def create_engine(
             f"expected a SQLite file, got {target!r}: for a database in memory, use "
             "spectacular_bid.service.memory.InMemoryStore"
         )
-    Path(target.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    if make_folder:
+        create_folder(target)
     engine = create_async_engine(target, json_serializer=serializer, connect_args=args)
     _set_up_sqlite(engine, synchronous.upper())
     return engine

@@ -129,5 +129,15 @@ def event_record(row: MatchEvent) -> EventRecord:
     )
 
 
+def round_row(round_: RoundRecord) -> dict[str, Any]:
+    return {
+        "match_id": round_.match_id,
+        "number": round_.number,
+        "commitment": round_.commitment,
+        "salt": round_.salt,
+        "deck": round_.deck,
+    }
+
+
 def round_record(row: Round) -> RoundRecord:
     return RoundRecord(row.match_id, row.number, row.commitment, row.salt, row.deck)

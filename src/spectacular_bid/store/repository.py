@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
@@ -23,12 +23,13 @@ from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.ports import (
     EventRecord,
     MatchRecord,
+    MatchStatus,
     PlayerRecord,
     RoundRecord,
     StorageError,
 )
 from spectacular_bid.store.engine import create_engine
-from spectacular_bid.store.models import Match, MatchEvent, Player, Round
+from spectacular_bid.store.models import Match, MatchEvent, Player, Round, datetime_from_ms
 from spectacular_bid.store.records import (
     event_record,
     event_values,
@@ -37,6 +38,7 @@ from spectacular_bid.store.records import (
     player_record,
     player_row,
     round_record,
+    round_row,
 )
 from spectacular_bid.store.writer import GroupCommitWriter, WriteKind
 
@@ -123,6 +125,26 @@ class SqlStore:
         }
         await self.writer.write(WriteKind.ROUND, [row], f"round {number} of {match_id}")
 
+    async def import_match(
+        self,
+        players: Sequence[PlayerRecord],
+        match: MatchRecord,
+        rounds: Sequence[RoundRecord],
+        events: Sequence[EventRecord],
+    ) -> None:
+        """One write, so one transaction: all of the record is stored, or none of it."""
+        versions = [e.version for e in events]
+        if any(e.match_id != match.id for e in events) or versions != sorted(set(versions)):
+            raise StorageError(f"the events of {match.id} are not its own, in version order")
+        dialect = self.engine.dialect.name
+        record = {
+            "players": [player_row(p) for p in players],
+            "match": match_row(match),
+            "rounds": [round_row(r) for r in rounds],
+            "events": [event_values(e, dialect) for e in events],
+        }
+        await self.writer.write(WriteKind.IMPORT, [record], f"the record of match {match.id}")
+
     # -- reads ----------------------------------------------------------------------------
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
@@ -156,3 +178,27 @@ class SqlStore:
         query = select(Round).where(Round.match_id == match_id).order_by(Round.number)
         async with self._sessions() as session:
             return [round_record(row) for row in await session.scalars(query)]
+
+    async def unfinished_matches(self) -> list[MatchRecord]:
+        live = [MatchStatus.WAITING.value, MatchStatus.ACTIVE.value]
+        query = select(Match).where(Match.status.in_(live)).order_by(Match.created_at, Match.id)
+        async with self._sessions() as session:
+            return [match_record(row) for row in await session.scalars(query)]
+
+    async def ended_matches(
+        self,
+        statuses: Sequence[MatchStatus],
+        limit: int,
+        before: tuple[int, str] | None = None,
+    ) -> list[MatchRecord]:
+        query = select(Match).where(
+            Match.status.in_([s.value for s in statuses]), Match.ended_at.is_not(None)
+        )
+        if before is not None:
+            moment = datetime_from_ms(before[0])
+            query = query.where(
+                or_(Match.ended_at < moment, and_(Match.ended_at == moment, Match.id < before[1]))
+            )
+        query = query.order_by(Match.ended_at.desc(), Match.id.desc()).limit(limit)
+        async with self._sessions() as session:
+            return [match_record(row) for row in await session.scalars(query)]

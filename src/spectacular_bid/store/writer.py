@@ -8,8 +8,9 @@ never sees two writers of ours at once, and each transaction begins with ``BEGIN
 (:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked`` cannot surface.
 
 Within a transaction the writes are applied kind by kind — players, then match headers (the
-last save of each match wins), then rounds, then events — which gives the same final state as
-their queue order, because only later kinds refer to earlier ones (an event needs its match).
+last save of each match wins), then rounds, then events, then imported matches (each whole) —
+which gives the same final state as their queue order, because only later kinds refer to earlier
+ones (an event needs its match).
 
 When a batch's transaction fails, the batch is tried once more in one transaction with a
 savepoint around each caller's writes, so that one bad write (a duplicate version, an event of an
@@ -54,6 +55,9 @@ class WriteKind(Enum):
     MATCH = "match"
     ROUND = "round"
     EVENTS = "events"
+    IMPORT = "import"
+    """A whole ended match at once (``SqlStore.import_match``): one dict of players, match,
+    rounds and event rows, inserted after every other kind."""
 
 
 @dataclass(slots=True, eq=False)
@@ -208,6 +212,14 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
         await _save_round(conn, row)
     if by_kind[WriteKind.EVENTS]:
         await _insert_events(conn, by_kind[WriteKind.EVENTS])
+    for record in by_kind[WriteKind.IMPORT]:
+        if record["players"]:
+            await conn.execute(insert(Player), record["players"])
+        await conn.execute(insert(Match), [record["match"]])
+        if record["rounds"]:
+            await conn.execute(insert(Round), record["rounds"])
+        if record["events"]:
+            await _insert_events(conn, record["events"])
 
 
 SQLITE_ROWS_PER_INSERT: Final = 4_000

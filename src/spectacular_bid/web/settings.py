@@ -2,6 +2,10 @@
 
 The match defaults come from :class:`ServiceSettings` and :class:`ClockSettings`, so the rules'
 values (R7.1 bank, R7.2 delay, D3 grace and join timeout, D5 lag threshold) live in one place.
+
+Storage: the embedded SQLite file ``<data_dir>/specbid.sqlite3`` by default, or the database of
+``database_url``; when neither is set, ``$DATABASE_URL`` (the usual name, unprefixed) is used if
+present, else the ``./data`` folder.
 """
 
 from __future__ import annotations
@@ -57,6 +61,18 @@ class WebSettings(BaseSettings):
     """The largest client WebSocket message; uvicorn's ``ws_max_size`` is set to it too."""
     static_dir: Path | None = None
     """The browser client's folder; by default the repository's ``static/`` when it exists."""
+
+    data_dir: Path | None = None
+    """The folder of the embedded SQLite database (``SPECBID_DATA_DIR``; default ``./data``),
+    created on first start."""
+    database_url: str | None = None
+    """A database instead of the embedded file, e.g. ``postgresql://user@host/db``
+    (``SPECBID_DATABASE_URL``, or ``DATABASE_URL``)."""
+    upgrade: bool = True
+    """Bring the database's schema to the migrations' head at start; when false, refuse to start
+    unless it is there already."""
+    finished_ttl_ms: int = Field(default=300_000, ge=0)
+    """How long a finished match stays in memory; afterwards it is read from the database."""
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

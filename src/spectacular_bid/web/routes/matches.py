@@ -113,7 +113,7 @@ async def join_match(match_id: str, player: CurrentPlayer, service: Service) -> 
 async def read_match(match_id: str, caller: Caller, service: Service) -> Response:
     """The match as the caller sees it: their seat, both seats on a shared device, or a
     spectator's view when anonymous or not seated (R2.2, D4)."""
-    actor = service.get(match_id)
+    actor = await service.find(match_id)  # an ended match may come from its record (D5)
     # Taken by the match's actor between two commands, so the version and the snapshot agree
     # and no unsaved state is shown; the snapshot is already JSON data and is not re-validated.
     version, snapshot = await actor.snapshot(actor.default_audience(caller))

@@ -1,0 +1,180 @@
+"""Ended matches: the paginated list, each one's full record, and importing a record (D4).
+
+- ``GET /api/matches?status=finished&limit=20&before=CURSOR``: ended matches, newest first;
+- ``GET /api/matches/{id}/record``: the versioned record document of an ended match — never of
+  a live one (D4: it holds every hand and deck);
+- ``POST /api/records``: a record document, verified through the engine and stored, so that it
+  can be read and replayed here too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Final, Literal
+
+from fastapi import APIRouter, Query, Request, Response, status
+
+from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
+from spectacular_bid.service.records import RecordFormatError
+from spectacular_bid.service.replay import RecordMismatchError
+from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.errors import responses
+from spectacular_bid.web.identity import CurrentPlayer
+from spectacular_bid.web.notation import SeatName, WireModel
+
+router = APIRouter(tags=["replays"])
+
+PAGE_MAX: Final = 100
+RECORD_MAX_BYTES: Final = 4 * 1024 * 1024
+"""The largest record document accepted for import (some 8,000 versions)."""
+
+EndedStatus = Literal["finished", "aborted"]
+_SEAT_NAMES: Final[dict[str, SeatName]] = {"first": "first", "second": "second"}
+
+
+class EndedMatchLine(WireModel):
+    id: str
+    mode: MatchMode
+    status: MatchStatus
+    first: str | None
+    """The first seat's display name."""
+    second: str | None
+    winner: SeatName | None
+    reason: str | None
+    rated: bool
+    imported: bool
+    """True for a match stored from an imported record (never rated here)."""
+    created_at_ms: int
+    ended_at_ms: int
+    """Wall-clock ms since the Unix epoch."""
+    record_url: str
+
+
+class EndedMatchPage(WireModel):
+    matches: list[EndedMatchLine]
+    """Newest first (by ``ended_at_ms``, then id)."""
+    next: str | None
+    """The ``before`` cursor of the next page; null on the last page."""
+
+
+class ImportedRecord(WireModel):
+    id: str
+    """The match's id here: the record's own, unless a different match already has it."""
+    versions: int
+    rounds: int
+    record_url: str
+
+
+def record_url(match_id: str) -> str:
+    return f"/api/matches/{match_id}/record"
+
+
+def cursor_text(cursor: tuple[int, str]) -> str:
+    return f"{cursor[0]}.{cursor[1]}"
+
+
+def parse_cursor(text: str) -> tuple[int, str]:
+    ms_text, dot, match_id = text.partition(".")
+    if not dot or not ms_text.isdigit() or not match_id or len(text) > 200:
+        raise Rejection(
+            ErrorCode.BAD_MESSAGE, f"before must be a cursor from a previous page, not {text!r}"
+        )
+    return int(ms_text), match_id
+
+
+@router.get(
+    "/api/matches",
+    response_model=EndedMatchPage,
+    responses=responses(ErrorCode.BAD_MESSAGE),
+)
+async def list_ended_matches(
+    service: Service,
+    status_: Annotated[list[EndedStatus] | None, Query(alias="status")] = None,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = 20,
+    before: Annotated[str | None, Query(max_length=200)] = None,
+) -> EndedMatchPage:
+    """Ended matches, newest first: ``status`` ``finished`` and/or ``aborted`` (both when
+    omitted), ``limit`` per page, and ``before`` the previous page's ``next`` cursor."""
+    statuses = [MatchStatus(s) for s in dict.fromkeys(status_ or ["finished", "aborted"])]
+    cursor = parse_cursor(before) if before is not None else None
+    found = await service.ended_matches(statuses, limit + 1, cursor)
+    page = found[:limit]
+    return EndedMatchPage(
+        matches=[
+            EndedMatchLine(
+                id=m.id,
+                mode=MatchMode(m.mode),
+                status=MatchStatus(m.status),
+                first=m.first,
+                second=m.second,
+                winner=_SEAT_NAMES.get(m.winner or ""),
+                reason=m.reason,
+                rated=m.rated,
+                imported=m.imported,
+                created_at_ms=m.created_at_ms,
+                ended_at_ms=m.ended_at_ms,
+                record_url=record_url(m.id),
+            )
+            for m in page
+        ],
+        next=cursor_text(page[-1].cursor) if len(found) > limit else None,
+    )
+
+
+@router.get(
+    "/api/matches/{match_id}/record",
+    responses=responses(ErrorCode.NOT_FOUND, ErrorCode.WRONG_PHASE),
+)
+async def read_record(match_id: str, service: Service) -> Response:
+    """The full record of an ended match as a versioned JSON document (``format``
+    ``spectacular-bid/match-record``, ``format_version`` 1). ``409 wrong_phase`` while the
+    match is live: its record holds every hand (D4)."""
+    document = await service.record(match_id)
+    body = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    return Response(body, media_type="application/json")
+
+
+@router.post(
+    "/api/records",
+    status_code=status.HTTP_201_CREATED,
+    response_model=ImportedRecord,
+    responses=responses(
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.TOO_LARGE,
+        ErrorCode.STORAGE_FAILED,
+    ),
+)
+async def import_record(
+    request: Request, _player: CurrentPlayer, service: Service
+) -> ImportedRecord:
+    """Import a record document: it is re-run through the engine first (as ``specbid replay
+    --verify`` does) and refused with ``422 bad_message`` naming the first discrepancy."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > RECORD_MAX_BYTES:
+        raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > RECORD_MAX_BYTES:
+            raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
+    try:
+        data = await asyncio.to_thread(json.loads, body)
+    except (ValueError, RecursionError) as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"not JSON: {exc}") from None
+    try:
+        match_id, verified = await service.import_record(data)
+    except RecordFormatError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"not a match record: {exc}") from None
+    except RecordMismatchError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"the record does not verify: {exc}") from None
+    except StorageError as exc:
+        raise Rejection(ErrorCode.STORAGE_FAILED, f"the record was not stored: {exc}") from None
+    return ImportedRecord(
+        id=match_id,
+        versions=verified.versions,
+        rounds=verified.rounds,
+        record_url=record_url(match_id),
+    )
