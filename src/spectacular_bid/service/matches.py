@@ -49,6 +49,7 @@ from spectacular_bid.service.records import (
 )
 from spectacular_bid.service.recovery import abort_unfinished
 from spectacular_bid.service.replay import FinishedMatch, Verified, verify
+from spectacular_bid.service.replay_frames import replay_frames
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import MsSource, monotonic_ms, wall_ms
 
@@ -292,6 +293,14 @@ class MatchService:
                 "ends (D4)",
             )
         return (await read_document(self.store, match_id)).to_json()
+
+    async def replay_frames(self, match_id: str) -> JSON:
+        """The replay viewer's frames of an ended match (same rules as :meth:`record`)."""
+        await self.record(match_id)  # 404 unknown, 409 while live (D4)
+        document = await read_document(self.store, match_id)
+        # Off the event loop: replaying a long match takes a while, and the loop times clocks.
+        frames: JSON = await asyncio.to_thread(replay_frames, document)
+        return frames
 
     async def import_record(self, data: object) -> tuple[str, Verified]:
         """Verify a record document through the engine and store it as an ended match; return

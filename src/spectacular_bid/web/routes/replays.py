@@ -136,6 +136,19 @@ async def read_record(match_id: str, service: Service) -> Response:
     return Response(body, media_type="application/json")
 
 
+@router.get(
+    "/api/matches/{match_id}/replay",
+    responses=responses(ErrorCode.NOT_FOUND, ErrorCode.WRONG_PHASE),
+)
+async def read_replay(match_id: str, service: Service) -> Response:
+    """The replay viewer's frames of an ended match: for every version its label, events, clock
+    reading and the whole view with both hands (everything is public once it ends, D4). The
+    server re-runs the engine so the browser needs no rules."""
+    frames = await service.replay_frames(match_id)
+    body = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
+    return Response(body, media_type="application/json")
+
+
 @router.post(
     "/api/records",
     status_code=status.HTTP_201_CREATED,
