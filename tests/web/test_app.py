@@ -14,7 +14,7 @@ async def test_the_static_folder_is_served_behind_the_api(tmp_path: Path) -> Non
     (tmp_path / "index.html").write_text("<h1>Spectacular Bid</h1>", encoding="utf-8")
     (tmp_path / "api").mkdir()
     (tmp_path / "api" / "lobby").write_text("shadow", encoding="utf-8")
-    app = create_app(WebSettings(static_dir=tmp_path))
+    app = create_app(WebSettings(static_dir=tmp_path, data_dir=tmp_path))
     transport = httpx.ASGITransport(app=app)
     async with (
         app.router.lifespan_context(app),
@@ -30,7 +30,7 @@ async def test_the_static_folder_is_served_behind_the_api(tmp_path: Path) -> Non
 
 
 async def test_without_a_static_folder_there_are_no_pages(tmp_path: Path) -> None:
-    app = create_app(WebSettings(static_dir=tmp_path / "absent"))
+    app = create_app(WebSettings(static_dir=tmp_path / "absent", data_dir=tmp_path))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
         assert (await client.get("/m/abc123")).status_code == 404

@@ -228,6 +228,7 @@ async def strict_app(tmp_path: Path) -> AsyncIterator[FastAPI]:
         rate_limit_per_s=0.001,
         rate_burst=2,
         max_message_bytes=256,
+        data_dir=tmp_path,
     )
     app = create_app(settings)
     async with app.router.lifespan_context(app):
@@ -287,7 +288,7 @@ async def test_a_dropped_socket_is_closed_with_1013(
 
 
 async def test_stopping_the_server_closes_sockets_with_1013_at_once(tmp_path: Path) -> None:
-    app = create_app(WebSettings(static_dir=tmp_path))
+    app = create_app(WebSettings(static_dir=tmp_path, data_dir=tmp_path))
     lifespan = app.router.lifespan_context(app)
     await lifespan.__aenter__()
     try:

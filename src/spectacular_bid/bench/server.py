@@ -343,9 +343,9 @@ def run(
     port = _free_port()
     env = {**os.environ, "SPECBID_PORT": str(port)}
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryFile() as log:
+    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as data_dir:
         server = subprocess.Popen(
-            [*_SERVE, "--port", str(port), "--log-level", "warning"],
+            [*_SERVE, "--port", str(port), "--log-level", "warning", "--data-dir", data_dir],
             env=env,
             stdout=log,
             stderr=log,
