@@ -23,3 +23,16 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 export PATH="$venv/bin:$PATH"
+
+# The browser tests (tests/browser) drive Debian's Chromium through Playwright, never a downloaded
+# browser. Installed here when it is missing and we may (root with apt); otherwise nothing is
+# done and those tests skip with the reason (they fail instead when CI=true).
+ensure_chromium() {
+  [ -x /usr/bin/chromium ] && return 0
+  [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 || return 0
+  echo "installing chromium for the browser tests (apt-get)" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq chromium >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq chromium >/dev/null; } ||
+    echo "warning: could not install chromium" >&2
+}

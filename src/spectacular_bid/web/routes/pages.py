@@ -1,6 +1,8 @@
-"""The browser client's page for an invitation link, ``/m/{id}`` (issue 5 fills ``static/``).
+"""The browser client's pages (issue 5): ``static/index.html`` for each client route.
 
-Only mounted when the static folder exists; the client reads the id from its own URL.
+Only mounted when the static folder exists. The client is one page that reads its route from its
+own URL: ``/`` (the lobby, served by the static mount), ``/m/{id}`` (an invitation link: play or
+watch a match) and ``/replay/{id}`` (a finished match, move by move).
 """
 
 from __future__ import annotations
@@ -10,13 +12,18 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
+CLIENT_ROUTES = ("/m/{match_id}", "/replay/{match_id}")
+"""The client's own paths that must load its page when opened directly or reloaded."""
+
 
 def pages_router(static: Path) -> APIRouter:
     router = APIRouter(include_in_schema=False)
     index = static / "index.html"
 
-    @router.get("/m/{match_id}")
-    async def match_page(match_id: str) -> FileResponse:
-        return FileResponse(index)
+    async def client_page(match_id: str) -> FileResponse:
+        # No caching: a new client version must reach players on their next visit.
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
 
+    for path in CLIENT_ROUTES:
+        router.add_api_route(path, client_page, methods=["GET"])
     return router

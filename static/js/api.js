@@ -1,0 +1,87 @@
+// The HTTP API (docs/PROTOCOL.md): identity, matches, lobby, records. The token is an HttpOnly
+// cookie the browser sends by itself; this module never sees it.
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code || `HTTP ${status}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function call(method, path, body) {
+  const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiError(0, "network", String(err && err.message ? err.message : err));
+  }
+  let data = null;
+  const text = await response.text();
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const error = data && data.error ? data.error : {};
+    throw new ApiError(response.status, error.code || "http", error.message || response.statusText);
+  }
+  return data;
+}
+
+const GUEST_KEY = "specbid.guest";
+
+function rememberGuest(known) {
+  try {
+    if (known) localStorage.setItem(GUEST_KEY, "1");
+    else localStorage.removeItem(GUEST_KEY);
+  } catch {
+    /* ignore */
+  }
+}
+
+function mayHaveGuest() {
+  try {
+    return localStorage.getItem(GUEST_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** Who am I? null when the browser has no guest yet. Asked only when this browser created a
+ * guest before (the token cookie is HttpOnly, so the page cannot look for it), so that a first
+ * visit makes no failing request. */
+export async function whoAmI() {
+  if (!mayHaveGuest()) return null;
+  try {
+    const data = await call("GET", "/api/session");
+    return data.player;
+  } catch (err) {
+    if (err.status === 401) {
+      rememberGuest(false);
+      return null;
+    }
+    throw err;
+  }
+}
+
+export async function createGuest(name) {
+  const data = await call("POST", "/api/session", { name });
+  rememberGuest(true);
+  return data.player;
+}
+
+export const createMatch = (mode) => call("POST", "/api/matches", { mode });
+export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
+export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
+export const readLobby = () => call("GET", "/api/lobby");
+export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
+export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);

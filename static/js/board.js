@@ -1,0 +1,169 @@
+// The board as SVG: tiles from the layout, open places as markers (a filled number for a scoring
+// end, a hollow dot for a place that counts nothing), and — while a hand tile is selected — each
+// open place the server allows for it as a focusable target showing where the tile would lie.
+
+import { s, clear, tileLabel } from "./dom.js";
+import { t } from "./i18n.js";
+import { layoutBoard, markerPoint, parsePlace, parseTile, place, placeValue } from "./layout.js";
+import { tileShape } from "./tiles.js";
+
+const PAD = 0.8;
+const MIN_W = 10;
+const MIN_H = 7;
+
+export function placeText(placeName) {
+  const { tile, side } = parsePlace(placeName);
+  return t("board.place_label", {
+    tile: tileLabel(tile),
+    side: t(`side.${side}`),
+    value: placeValue(placeName),
+  });
+}
+
+/** Bounds for the layout from the board's width in CSS pixels. */
+export function boundsFor(widthPx) {
+  // Rows as long as the width allows while a tile stays at least ~2 × 19 px on a phone
+  // (2 × 30 px on a wide screen): longer rows mean fewer turns.
+  const w = widthPx || 800;
+  const unitPx = w < 560 ? 19 : 30;
+  const bx = Math.max(5, Math.min(12, Math.floor((w / unitPx - 2 * PAD) / 2 - 1)));
+  return { bx, by: 5, branch: 4 };
+}
+
+function scoringMarkers(board, ports) {
+  // Pair each scoring end [tile, value] with one open place of that tile; the others are hollow.
+  const left = (board.scoring_ends || []).map(([tile, value]) => ({ tile, value }));
+  const markers = [];
+  for (const name of board.open_places || []) {
+    const port = ports.get(name);
+    if (!port) continue;
+    const { tile } = parsePlace(name);
+    const v = placeValue(name);
+    const i = left.findIndex((e) => e.tile === tile && (e.value === v || e.value === 2 * v));
+    const scoring = i >= 0 ? left.splice(i, 1)[0] : null;
+    markers.push({ name, port, value: scoring ? scoring.value : null });
+  }
+  return markers;
+}
+
+function extend(box, r) {
+  box.x0 = Math.min(box.x0, r.x0);
+  box.y0 = Math.min(box.y0, r.y0);
+  box.x1 = Math.max(box.x1, r.x1);
+  box.y1 = Math.max(box.y1, r.y1);
+}
+
+/**
+ * Draw `board` into `svg`.
+ * options: {bounds, selected: tile or null, places: [place], onPlace(place), emptyText}
+ * Returns the target elements in order (to focus the first one).
+ */
+export function renderBoard(svg, board, options = {}) {
+  const { bounds = boundsFor(800), selected = null, places = [], onPlace = null, emptyText = "" } = options;
+  clear(svg);
+  const { items, ports, rects } = layoutBoard(board, bounds);
+  const box = { x0: -1, y0: -1, x1: 1, y1: 1 };
+  rects.forEach((r) => extend(box, r));
+
+  const tilesLayer = s("g", { class: "board-tiles" });
+  const last = items.length ? items[items.length - 1].tile : null;
+  for (const item of items) {
+    const label = [
+      tileLabel(item.tile),
+      item.isSpinner ? t("board.spinner") : null,
+      item.tile === last ? t("board.last_played") : null,
+    ].filter(Boolean).join(", ");
+    const g = s(
+      "g",
+      {
+        class: `board-tile${item.isSpinner ? " is-spinner" : ""}${item.tile === last ? " is-last" : ""}`,
+        "data-tile": item.tile,
+        "data-last": item.tile === last ? "true" : null,
+        "data-spinner": item.isSpinner ? "true" : null,
+        transform: `translate(${item.cx} ${item.cy}) rotate(${item.rot})`,
+        role: "img",
+        "aria-label": label,
+      },
+      item.tile === last ? s("rect", { class: "last-glow", x: -0.6, y: -1.1, width: 1.2, height: 2.2, rx: 0.22 }) : null,
+      tileShape(item.top, item.bottom),
+      item.isSpinner ? s("rect", { class: "spinner-ring", x: -0.47, y: -0.97, width: 0.94, height: 1.94, rx: 0.14 }) : null,
+      item.isSpinner ? s("text", { class: "spinner-mark", x: 0, y: 0.08, "text-anchor": "middle", "dominant-baseline": "middle", "aria-hidden": "true" }, "✦") : null,
+    );
+    tilesLayer.append(g);
+  }
+
+  const markerLayer = s("g", { class: "board-markers", "aria-hidden": "true" });
+  if (board) {
+    for (const m of scoringMarkers(board, ports)) {
+      const pt = markerPoint(m.port);
+      extend(box, { x0: pt.x - 0.35, y0: pt.y - 0.35, x1: pt.x + 0.35, y1: pt.y + 0.35 });
+      if (m.value === null) {
+        markerLayer.append(s("circle", { class: "open-dot", cx: pt.x, cy: pt.y, r: 0.16 }));
+      } else {
+        markerLayer.append(
+          s("g", { class: "score-badge", transform: `translate(${pt.x} ${pt.y})` },
+            s("circle", { r: 0.3 }),
+            s("text", { x: 0, y: 0.02, "text-anchor": "middle", "dominant-baseline": "middle" }, String(m.value))),
+        );
+      }
+    }
+  }
+
+  const targetLayer = s("g", { class: "board-targets" });
+  const targets = [];
+  if (selected && places.length) {
+    const isDouble = parseTile(selected).isDouble;
+    for (const name of places) {
+      const port = ports.get(name);
+      if (!port) continue;
+      const spot = place(port, isDouble, rects);
+      extend(box, spot.rect);
+      const r = spot.rect;
+      const label = t("board.target_label", { tile: tileLabel(selected), place: placeText(name) });
+      const target = s(
+        "g",
+        {
+          class: "place-target",
+          "data-place": name,
+          role: "button",
+          tabindex: "0",
+          "aria-label": label,
+        },
+        s("title", {}, label),
+        s("rect", { class: "target-hit", x: r.x0 - 0.12, y: r.y0 - 0.12, width: r.x1 - r.x0 + 0.24, height: r.y1 - r.y0 + 0.24, rx: 0.2 }),
+        s("rect", { class: "target-box", x: r.x0 + 0.04, y: r.y0 + 0.04, width: r.x1 - r.x0 - 0.08, height: r.y1 - r.y0 - 0.08, rx: 0.14 }),
+        s("text", { class: "target-plus", x: (r.x0 + r.x1) / 2, y: (r.y0 + r.y1) / 2 + 0.03, "text-anchor": "middle", "dominant-baseline": "middle" }, "+"),
+      );
+      const choose = (event) => {
+        event.preventDefault();
+        if (onPlace) onPlace(name);
+      };
+      target.addEventListener("click", choose);
+      target.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") choose(event);
+      });
+      targets.push(target);
+      targetLayer.append(target);
+    }
+  }
+
+  if (!items.length && emptyText) {
+    tilesLayer.append(s("text", { class: "board-empty", x: 0, y: 0, "text-anchor": "middle", "dominant-baseline": "middle" }, emptyText));
+    box.x0 = Math.min(box.x0, -4);
+    box.x1 = Math.max(box.x1, 4);
+  }
+
+  // At least the rows' width and a few tile lengths tall, centred on the opening tile, so the
+  // tiles keep one size while the board fills up.
+  const halfW = Math.max(bounds.bx + 1, MIN_W / 2);
+  const halfH = MIN_H / 2;
+  extend(box, { x0: -halfW, y0: -halfH, x1: halfW, y1: halfH });
+  const w = box.x1 - box.x0 + 2 * PAD;
+  const hgt = box.y1 - box.y0 + 2 * PAD;
+  const x = box.x0 - PAD;
+  const y = box.y0 - PAD;
+  svg.setAttribute("viewBox", `${x.toFixed(2)} ${y.toFixed(2)} ${w.toFixed(2)} ${hgt.toFixed(2)}`);
+  svg.style.setProperty("--board-aspect", `${w} / ${hgt}`);
+  svg.append(tilesLayer, markerLayer, targetLayer);
+  return targets;
+}

@@ -1,0 +1,301 @@
+// The lobby (/): a display name, the three ways to start a match, and the lists of open
+// challenges, live matches to watch and finished matches to replay, polled while it is open.
+
+import { h, fill } from "./dom.js";
+import { t, onLanguageChange } from "./i18n.js";
+import { ApiError, createGuest, createMatch, joinMatch, readLobby, whoAmI } from "./api.js";
+import { navigate } from "./router.js";
+import { toast } from "./announce.js";
+import { icon } from "./icons.js";
+
+const POLL_MS = 2500;
+const NAME_KEY = "specbid.name";
+
+export function mountLobby(main) {
+  const lobby = new Lobby(main);
+  lobby.start();
+  return () => lobby.destroy();
+}
+
+function savedName() {
+  try {
+    return localStorage.getItem(NAME_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+class Lobby {
+  constructor(main) {
+    this.main = main;
+    this.me = null;
+    this.data = null;
+    this.timer = null;
+    this.destroyed = false;
+    this.busy = false;
+    this.cleanups = [];
+    this.listKeys = new Map();
+  }
+
+  async start() {
+    this.build();
+    this.cleanups.push(onLanguageChange(() => this.renderAll()));
+    try {
+      this.me = await whoAmI();
+    } catch {
+      this.me = null;
+    }
+    if (this.destroyed) return;
+    this.renderIdentity();
+    await this.poll();
+    const onVisible = () => {
+      if (document.visibilityState === "visible") this.poll();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    this.cleanups.push(() => document.removeEventListener("visibilitychange", onVisible));
+  }
+
+  destroy() {
+    this.destroyed = true;
+    clearTimeout(this.timer);
+    for (const fn of this.cleanups) fn();
+  }
+
+  async poll() {
+    clearTimeout(this.timer);
+    try {
+      this.data = await readLobby();
+      if (this.destroyed) return;
+      this.renderLists();
+      this.setStale(false);
+    } catch {
+      if (this.destroyed) return;
+      this.setStale(true);
+    }
+    if (!this.destroyed) this.timer = setTimeout(() => this.poll(), POLL_MS);
+  }
+
+  build() {
+    const nameInput = h("input", {
+      id: "name-input",
+      class: "text-input",
+      type: "text",
+      maxlength: "24",
+      autocomplete: "nickname",
+      spellcheck: "false",
+    });
+    nameInput.value = savedName();
+    const form = h("form", { class: "name-form", novalidate: true },
+      h("label", { for: "name-input", class: "field-label", "data-i18n": "lobby.name_label" }),
+      h("div", { class: "name-row" },
+        nameInput,
+        h("button", { type: "submit", class: "btn btn-primary", "data-action": "save-name", "data-i18n": "lobby.save_name" })),
+      h("p", { class: "who-line", id: "who-line" }));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.saveName();
+    });
+
+    const modeButton = (action, iconName, titleKey, textKey, mode) => {
+      const button = h("button", { type: "button", class: "mode-card", "data-action": action },
+        h("span", { class: "mode-icon", "aria-hidden": "true" }, icon(iconName)),
+        h("span", { class: "mode-title", "data-i18n": titleKey }),
+        h("span", { class: "mode-text", "data-i18n": textKey }));
+      button.addEventListener("click", () => this.create(mode));
+      return button;
+    };
+
+    const list = (id, titleKey, emptyKey) =>
+      h("section", { class: "card list-card", "aria-labelledby": `${id}-title` },
+        h("h2", { class: "card-title", id: `${id}-title`, "data-i18n": titleKey }),
+        h("ul", { id, class: "match-list", "data-empty-key": emptyKey }));
+
+    this.root = h(
+      "div",
+      { class: "lobby" },
+      h("section", { class: "hero" },
+        h("div", { class: "hero-text" },
+          h("h1", { class: "hero-title", "data-i18n": "lobby.title" }),
+          h("p", { class: "hero-lead", "data-i18n": "lobby.lead" }),
+          h("ul", { class: "hero-facts" },
+            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("chip")), h("span", { "data-i18n": "lobby.fact_points" })),
+            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("fives")), h("span", { "data-i18n": "lobby.fact_fives" })),
+            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("clock")), h("span", { "data-i18n": "lobby.fact_clock" }))),
+          h("button", { type: "button", class: "btn btn-ghost", "data-action": "rules", "data-i18n": "lobby.read_rules" })),
+        h("div", { class: "card start-card" },
+          h("h2", { class: "card-title", "data-i18n": "lobby.start_title" }),
+          form,
+          h("div", { class: "mode-grid" },
+            modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
+            modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
+            modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")))),
+      h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
+      h("div", { class: "lists" },
+        list("open-challenges", "lobby.open_list", "lobby.open_empty"),
+        list("live-matches", "lobby.live_list", "lobby.live_empty"),
+        list("finished-matches", "lobby.finished_list", "lobby.finished_empty")),
+    );
+    fill(this.main, this.root);
+    this.renderAll();
+  }
+
+  renderAll() {
+    if (!this.root) return;
+    for (const el of this.root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+    const input = this.root.querySelector("#name-input");
+    input.placeholder = t("lobby.name_placeholder");
+    document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
+    this.renderIdentity();
+    this.renderLists();
+  }
+
+  setStale(stale) {
+    const el = this.root && this.root.querySelector(".lobby-stale");
+    if (el) el.hidden = !stale;
+  }
+
+  renderIdentity() {
+    const line = this.root && this.root.querySelector("#who-line");
+    if (!line) return;
+    const input = this.root.querySelector("#name-input");
+    if (this.me) {
+      fill(line, h("span", { class: "who-dot", "aria-hidden": "true" }, "●"), " ", t("lobby.playing_as", { name: this.me.name }));
+      if (!input.value) input.value = this.me.name;
+      this.root.querySelector("[data-action=save-name]").textContent = t("lobby.change_name");
+    } else {
+      fill(line, t("lobby.no_name"));
+      this.root.querySelector("[data-action=save-name]").textContent = t("lobby.save_name");
+    }
+  }
+
+  async saveName() {
+    const input = this.root.querySelector("#name-input");
+    const name = input.value.trim();
+    if (!name) {
+      toast(t("lobby.name_needed"), "error");
+      input.focus();
+      return false;
+    }
+    if (this.me && this.me.name === name) return true;
+    try {
+      this.me = await createGuest(name);
+      try {
+        localStorage.setItem(NAME_KEY, this.me.name);
+      } catch {
+        /* ignore */
+      }
+      input.value = this.me.name;
+      this.renderIdentity();
+      this.renderLists();
+      toast(t("lobby.name_saved", { name: this.me.name }), "ok", 2200);
+      return true;
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), "error");
+      return false;
+    }
+  }
+
+  /** A guest is needed to play: save the typed name first if there is none yet. */
+  async ensureGuest() {
+    if (this.me) return true;
+    const input = this.root.querySelector("#name-input");
+    if (!input.value.trim()) {
+      toast(t("lobby.name_needed"), "error");
+      input.focus();
+      return false;
+    }
+    return this.saveName();
+  }
+
+  async create(mode) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      if (!(await this.ensureGuest())) return;
+      const created = await createMatch(mode);
+      navigate(`/m/${created.id}`);
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), "error");
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async accept(id) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      if (!(await this.ensureGuest())) return;
+      await joinMatch(id);
+      navigate(`/m/${id}`);
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), "error");
+      this.poll();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  renderLists() {
+    if (!this.root || !this.data) return;
+    const data = this.data;
+    const myName = this.me ? this.me.name : null;
+    this.fillList("open-challenges", data.open_challenges || [], (m) => {
+      const mine = myName && m.first === myName;
+      return [
+        h("div", { class: "item-main" },
+          h("span", { class: "item-title" }, t("lobby.challenge_by", { name: m.first || "?" })),
+          h("span", { class: "item-meta" }, ago(m.created_at_ms))),
+        h("div", { class: "item-actions" },
+          mine
+            ? h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.open_yours"))
+            : h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-challenge", onclick: () => this.accept(m.id) }, t("lobby.accept"))),
+      ];
+    });
+    this.fillList("live-matches", data.live || [], (m) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, versus(m)),
+        h("span", { class: "item-meta" },
+          [m.round_number > 0 ? t("lobby.round", { n: m.round_number }) : t("lobby.starting"), t(`mode.${m.mode}`)].join(" · "),
+          " · ", icon("eye", "icon icon-inline"), h("span", { class: "sr-only" }, t("match.spectators", { n: m.spectators })), ` ${m.spectators}`)),
+      h("div", { class: "item-actions" },
+        h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
+    ]);
+    this.fillList("finished-matches", data.finished || [], (m) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, versus(m)),
+        h("span", { class: "item-meta" }, [t(`status.${m.status}`), ago(m.created_at_ms)].join(" · "))),
+      h("div", { class: "item-actions" },
+        h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
+        h("a", { class: "btn btn-ghost btn-small", href: `/m/${m.id}` }, t("lobby.result"))),
+    ]);
+  }
+
+  fillList(id, items, row) {
+    const ul = this.root.querySelector(`#${id}`);
+    // Redraw only on a change, so that a focused button keeps its focus between polls.
+    const key = JSON.stringify([items, document.documentElement.lang, this.me && this.me.name, Math.floor(Date.now() / 60000)]);
+    if (this.listKeys.get(id) === key) return;
+    this.listKeys.set(id, key);
+    if (!items.length) {
+      fill(ul, h("li", { class: "empty" }, t(ul.dataset.emptyKey)));
+      return;
+    }
+    fill(ul, items.map((m) => h("li", { class: "match-item", "data-match-id": m.id }, row(m))));
+  }
+}
+
+function versus(m) {
+  if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
+  return `${m.first || "?"} ${t("lobby.vs")} ${m.second || "…"}`;
+}
+
+function ago(ms) {
+  if (!ms) return "";
+  const seconds = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  const rtf = new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" });
+  if (seconds < 60) return rtf.format(-seconds, "second");
+  if (seconds < 3600) return rtf.format(-Math.round(seconds / 60), "minute");
+  if (seconds < 86400) return rtf.format(-Math.round(seconds / 3600), "hour");
+  return rtf.format(-Math.round(seconds / 86400), "day");
+}

@@ -1,0 +1,319 @@
+// The match page's cards: the auction, the round settlement with Start/Continue, the result,
+// the invitation and the join offer. Each is drawn from the last snapshot only.
+
+import { h, fill, mmss, tileLabel } from "./dom.js";
+import { t } from "./i18n.js";
+import { seatName, reasonText } from "./narrate.js";
+import { tileSvg } from "./tiles.js";
+import { verifyReveal } from "./fairness.js";
+import { icon } from "./icons.js";
+
+// -- the auction ------------------------------------------------------------------------------
+
+export function renderAuction(box, match, { onCommand }) {
+  const auction = match.auction;
+  const visible = match.phase === "auction" && !!auction && match.status === "active";
+  box.hidden = !visible;
+  if (!visible) {
+    fill(box);
+    return;
+  }
+  const legal = match.legal;
+  const name = (seat) => seatName(match, seat);
+  const bids = auction.bids || [];
+  const bidders = auction.bidders || [];
+  const history = bids.length
+    ? h("ol", { class: "bid-history", "aria-label": t("auction.history") },
+        bids.map((bid, i) =>
+          h("li", { class: "bid-item" },
+            h("span", { class: "bid-who" }, name(bidders[i])),
+            h("span", { class: "bid-amount" }, t("auction.bid_line", { amount: bid.amount, cost: bid.cost })))))
+    : h("p", { class: "muted" }, t("auction.no_bids"));
+
+  const actions = [];
+  if (legal) {
+    const standing = bids.length ? bids[bids.length - 1] : null;
+    const standingBy = bidders.length ? bidders[bidders.length - 1] : null;
+    const row = [];
+    if (legal.can_decline) {
+      row.push(h("button", { type: "button", class: "btn btn-secondary", "data-action": "decline", onclick: () => onCommand({ type: "decline" }) },
+        h("strong", {}, t("auction.decline")),
+        h("small", {}, t("auction.decline_hint", { name: name(auction.jockey) }))));
+    }
+    if (legal.can_accept && standing) {
+      row.push(h("button", { type: "button", class: "btn btn-primary", "data-action": "accept", onclick: () => onCommand({ type: "accept" }) },
+        h("strong", {}, t("auction.accept", { amount: standing.amount })),
+        h("small", {}, t("auction.accept_hint", { name: name(standingBy), cost: standing.cost }))));
+    }
+    if (row.length) actions.push(h("div", { class: "auction-main" }, row));
+    if (legal.bids && legal.bids.length) {
+      const raising = bids.length > 0;
+      actions.push(
+        h("p", { class: "auction-bids-title" }, raising ? t("auction.raise_title") : t("auction.bid_title")),
+        h("div", { class: "bid-grid", role: "group", "aria-label": raising ? t("auction.raise_title") : t("auction.bid_title") },
+          legal.bids.map((bid) => {
+            const discounted = bid.cost < bid.amount;
+            return h("button", {
+              type: "button",
+              class: `btn bid-btn${discounted ? " is-discounted" : ""}`,
+              "data-action": "bid",
+              "data-amount": String(bid.amount),
+              "aria-label": t("auction.bid_aria", { amount: bid.amount, cost: bid.cost }) + (discounted ? ` (${t("auction.discount")})` : ""),
+              onclick: () => onCommand({ type: "bid", amount: bid.amount }),
+            },
+            h("span", { class: "bid-btn-amount" }, String(bid.amount)),
+            h("span", { class: "bid-btn-cost" }, t("auction.cost", { cost: bid.cost })),
+            discounted ? h("span", { class: "bid-btn-tag" }, `−15 ${t("auction.discount_short")}`) : null);
+          })),
+      );
+    }
+  } else if (match.to_act) {
+    actions.push(h("p", { class: "waiting-line" }, h("span", { class: "spinner small", "aria-hidden": "true" }), t("auction.waiting", { name: name(match.to_act) })));
+  }
+  fill(
+    box,
+    h("h2", { id: "auction-title", class: "card-title" }, t("auction.title")),
+    h("p", { class: "card-text" }, t("auction.jockey_line", { name: name(auction.jockey) })),
+    history,
+    actions,
+  );
+}
+
+// -- settlement and Start/Continue -----------------------------------------------------------
+
+function handRow(match, seat, last) {
+  const tiles = (last.hands && last.hands[seat]) || [];
+  return h("div", { class: "settle-hand" },
+    h("div", { class: "settle-who" },
+      h("strong", {}, seatName(match, seat)),
+      h("span", { class: "muted" }, t("settlement.pips", { n: last.pip_totals ? last.pip_totals[seat] : 0 }))),
+    tiles.length
+      ? h("div", { class: "settle-tiles" }, tiles.map((tile) =>
+          h("span", { class: "mini-tile", "data-tile": tile, role: "img", "aria-label": tileLabel(tile) }, tileSvg(tile))))
+      : h("p", { class: "muted settle-empty" }, t("settlement.empty_hand")));
+}
+
+function transferLines(match, roundEvents, roundNumber) {
+  const lines = [];
+  let inRound = false;
+  for (const event of roundEvents) {
+    if (event.type === "round_dealt") inRound = event.number === roundNumber;
+    if (!inRound || event.type !== "transferred") continue;
+    lines.push(h("li", { class: `transfer reason-${event.reason}` },
+      h("span", { class: "transfer-reason" }, t(`transfer.${event.reason}`)),
+      h("span", {}, t("settlement.transfer_line", { payer: seatName(match, event.payer), payee: seatName(match, event.payee), amount: event.amount }))));
+  }
+  return lines;
+}
+
+function roundReason(match, last) {
+  if (last.reason === "domino") return t("settlement.reason_domino", { name: seatName(match, match.jockey) });
+  if (last.reason === "block") return t("settlement.reason_block");
+  return t("settlement.reason_match_over");
+}
+
+/** The round card: the settlement (between rounds and at the end) and the Start/Continue block. */
+export function renderRoundCard(card, match, ctx) {
+  const settlementBox = card.querySelector("#settlement");
+  const startBox = card.querySelector("#start-panel");
+  const last = match.last_round;
+  const between = match.phase === "awaiting_deal" && match.status === "active";
+  const ended = match.status === "finished" || match.status === "aborted";
+  const showSettlement = !!last && (between || ended);
+  const showStart = between && match.status === "active";
+  card.hidden = !(showSettlement || showStart);
+
+  settlementBox.hidden = !showSettlement;
+  if (showSettlement) {
+    const key = `${last.number}:${match.status}:${document.documentElement.lang}`;
+    if (settlementBox.dataset.key !== key) {
+      settlementBox.dataset.key = key;
+      const transfers = transferLines(match, ctx.roundEvents, last.number);
+      const commitment = h("p", { id: "commitment", class: "commitment", "data-verified": "pending" }, t("settlement.checking"));
+      fill(
+        settlementBox,
+        h("h2", { class: "card-title" }, t("settlement.title", { n: last.number })),
+        h("p", { class: "card-text settle-reason" }, roundReason(match, last)),
+        last.reason === "block" ? h("p", { class: "muted small" }, t("settlement.block_rule")) : null,
+        h("div", { class: "settle-hands" }, handRow(match, "first", last), handRow(match, "second", last)),
+        transfers.length
+          ? h("div", { class: "settle-transfers" }, h("h3", {}, t("settlement.transfers")), h("ul", {}, transfers))
+          : null,
+        h("p", { class: "settle-balances" }, t("settlement.balances", {
+          a: seatName(match, "first"), x: match.balances.first, b: seatName(match, "second"), y: match.balances.second,
+        })),
+        commitment,
+      );
+      checkCommitment(commitment, match, ctx.commitments, last.number);
+    }
+  } else {
+    delete settlementBox.dataset.key;
+    fill(settlementBox);
+  }
+
+  startBox.hidden = !showStart;
+  if (showStart) {
+    const seat = match.viewer;
+    const isDevice = match.audience === "device";
+    const canPress = match.audience !== "spectator" && (isDevice || (seat && match.ready && !match.ready[seat]));
+    const label = match.round_number === 0 ? t("start.start") : t("start.continue");
+    const pressed = seat && match.ready && match.ready[seat];
+    const keyText = `${canPress}|${pressed}|${label}|${match.version}`;
+    if (startBox.dataset.key !== keyText) {
+      startBox.dataset.key = keyText;
+      fill(
+        startBox,
+        match.round_number === 0 && !last ? h("h2", { class: "card-title" }, t("start.title")) : null,
+        match.round_number === 0 && !last ? h("p", { class: "card-text" }, t("start.text")) : null,
+        canPress
+          ? h("button", { type: "button", class: "btn btn-primary btn-large", "data-action": "start", onclick: () => ctx.onCommand({ type: "start" }) }, label)
+          : h("p", { class: "waiting-line" }, h("span", { class: "spinner small", "aria-hidden": "true" }),
+              match.audience === "spectator" ? t("start.waiting_players") : t("start.waiting_other", { name: seatName(match, seat === "first" ? "second" : "first") })),
+        h("p", { class: "countdown", "data-countdown": "start" }),
+      );
+    }
+  } else {
+    delete startBox.dataset.key;
+    fill(startBox);
+  }
+}
+
+async function checkCommitment(el, match, commitments, round) {
+  const reveal = match.deck_reveal;
+  if (!reveal || reveal.round !== round) {
+    el.dataset.verified = "false";
+    el.textContent = t("settlement.no_reveal");
+    return;
+  }
+  try {
+    const seen = commitments.has(round) ? commitments.get(round) : null;
+    const { computed, ok } = await verifyReveal(reveal, seen);
+    el.dataset.verified = ok ? "true" : "false";
+    fill(
+      el,
+      h("span", { class: "commit-icon", "aria-hidden": "true" }, ok ? "✔" : "✖"),
+      h("span", {}, ok ? t("settlement.verified") : t("settlement.not_verified")),
+      h("code", { class: "hash", title: computed }, `SHA-256 ${computed.slice(0, 16)}…`),
+      h("details", { class: "commit-details" },
+        h("summary", {}, t("settlement.details")),
+        h("p", {}, t("settlement.details_text")),
+        h("p", {}, h("span", { class: "muted" }, "salt: "), h("code", {}, reveal.salt)),
+        h("p", {}, h("span", { class: "muted" }, "deck: "), h("code", { class: "deck-text" }, reveal.deck.join(" "))),
+        h("p", {}, h("span", { class: "muted" }, "commitment: "), h("code", {}, reveal.commitment || ""))),
+    );
+  } catch (err) {
+    el.dataset.verified = "false";
+    el.textContent = t("settlement.not_verified");
+  }
+}
+
+// -- the result ------------------------------------------------------------------------------
+
+export function renderResult(box, match) {
+  const ended = match.status === "finished" || match.status === "aborted";
+  box.hidden = !ended;
+  if (!ended) {
+    fill(box);
+    return;
+  }
+  const result = match.result || { winner: null, reason: "join_timeout" };
+  const key = `${result.winner}|${result.reason}|${document.documentElement.lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  let headline;
+  if (!result.winner) headline = t("result.aborted");
+  else if (match.viewer && match.audience !== "device") headline = result.winner === match.viewer ? t("result.you_won") : t("result.you_lost");
+  else headline = t("result.winner", { name: seatName(match, result.winner) });
+  const loser = result.winner ? (result.winner === "first" ? "second" : "first") : null;
+  const detail = result.winner
+    ? t(`result.detail.${result.reason}`, { winner: seatName(match, result.winner), loser: seatName(match, loser) })
+    : reasonText(result.reason);
+  fill(
+    box,
+    h("div", { class: "result-icon", "aria-hidden": "true" }, icon(result.winner ? "trophy" : "stop", "icon icon-result")),
+    h("h2", { class: "card-title" }, headline),
+    h("p", { class: "card-text" }, detail),
+    h("p", { class: "result-balances" }, t("settlement.balances", {
+      a: seatName(match, "first"), x: match.balances.first, b: seatName(match, "second"), y: match.balances.second,
+    })),
+    h("div", { class: "result-actions" },
+      h("a", { class: "btn btn-primary", href: `/replay/${match.id}` }, t("result.replay")),
+      h("a", { class: "btn btn-secondary", href: "/" }, t("result.lobby"))),
+  );
+}
+
+// -- invitation and joining ------------------------------------------------------------------
+
+export function renderInvite(box, match) {
+  const show = match.status === "waiting" && match.audience === "first";
+  box.hidden = !show;
+  if (!show) return;
+  const url = `${location.origin}/m/${match.id}`;
+  if (box.dataset.key === `${url}|${document.documentElement.lang}`) return;
+  box.dataset.key = `${url}|${document.documentElement.lang}`;
+  const input = h("input", { id: "invite-link", class: "invite-input", type: "text", readonly: true, value: url, "aria-label": t("invite.link_label") });
+  input.addEventListener("focus", () => input.select());
+  const copy = h("button", { type: "button", class: "btn btn-primary", "data-action": "copy-invite" }, t("invite.copy"));
+  copy.addEventListener("click", async () => {
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(url);
+      ok = true;
+    } catch {
+      input.select();
+      try {
+        ok = document.execCommand("copy");
+      } catch {
+        ok = false;
+      }
+    }
+    copy.textContent = ok ? t("invite.copied") : t("invite.copy_failed");
+    setTimeout(() => { copy.textContent = t("invite.copy"); }, 2000);
+  });
+  fill(
+    box,
+    h("h2", { class: "card-title" }, match.mode === "open" ? t("invite.open_title") : t("invite.title")),
+    h("p", { class: "card-text" }, match.mode === "open" ? t("invite.open_text") : t("invite.text")),
+    h("div", { class: "invite-row" }, input, copy),
+    h("p", { class: "countdown muted", "data-countdown": "join" }),
+  );
+}
+
+export function renderJoin(box, { visible, hasName, onJoin }) {
+  box.hidden = !visible;
+  if (!visible) {
+    fill(box);
+    return;
+  }
+  const key = `${hasName}|${document.documentElement.lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  const form = h("form", { class: "join-form" });
+  let input = null;
+  if (!hasName) {
+    input = h("input", { id: "join-name", class: "text-input", type: "text", maxlength: "24", required: true, autocomplete: "nickname", placeholder: t("lobby.name_placeholder"), "aria-label": t("lobby.name_label") });
+    try { input.value = localStorage.getItem("specbid.name") || ""; } catch { /* ignore */ }
+    form.append(input);
+  }
+  form.append(h("button", { type: "submit", class: "btn btn-primary btn-large", "data-action": "join" }, t("join.join")));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    onJoin(input ? input.value : null);
+  });
+  fill(box, h("h2", { class: "card-title" }, t("join.title")), h("p", { class: "card-text" }, t("join.text")), form);
+}
+
+/** Refresh the countdown lines (start grace, join timeout) from the server's clock. */
+export function paintCountdowns(root, match, nowServerMs) {
+  for (const el of root.querySelectorAll("[data-countdown]")) {
+    const deadline = el.dataset.countdown === "start" ? match.start_deadline_ms : match.join_deadline_ms;
+    let text = "";
+    if (deadline) {
+      const left = Math.max(0, deadline - nowServerMs);
+      text = el.dataset.countdown === "start"
+        ? t(match.round_number === 0 ? "start.auto_first" : "start.auto", { time: mmss(left) })
+        : t("invite.expires", { time: mmss(left) });
+    }
+    if (el.textContent !== text) el.textContent = text;
+  }
+}

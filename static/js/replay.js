@@ -1,0 +1,368 @@
+// The replay viewer (/replay/{id}): a finished match move by move — every hand visible, the board,
+// both balances and the clock readings at each version. Step with the buttons or the arrow keys,
+// play and pause, jump to a move (#v=N, a link per move) or to a round.
+
+import { h, fill, mmss, tileLabel } from "./dom.js";
+import { t, onLanguageChange } from "./i18n.js";
+import { ApiError, readReplay } from "./api.js";
+import { renderBoard, boundsFor } from "./board.js";
+import { chipStack } from "./chips.js";
+import { clockElement, paintClock } from "./clock.js";
+import { eventText, seatName } from "./narrate.js";
+import { framesFromReplay } from "./recordframes.js";
+import { tileSvg } from "./tiles.js";
+import { isRulesOpen } from "./rules.js";
+import { icon } from "./icons.js";
+
+const PLAY_MS = 900;
+const SEATS = ["first", "second"];
+const QUIET = new Set(["deck_committed"]);
+
+export function mountReplay(main, matchId) {
+  const viewer = new ReplayViewer(main, matchId);
+  viewer.start();
+  return () => viewer.destroy();
+}
+
+/** The frames come from the server, which re-runs the match through the rules engine: the
+ * client never works out a board itself (it holds no rules). */
+async function loadFrames(id) {
+  return framesFromReplay(await readReplay(id));
+}
+
+class ReplayViewer {
+  constructor(main, id) {
+    this.main = main;
+    this.id = id;
+    this.frames = [];
+    this.header = {};
+    this.index = 0;
+    this.timer = null;
+    this.destroyed = false;
+    this.cleanups = [];
+  }
+
+  async start() {
+    fill(this.main, h("div", { class: "page-loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" })));
+    let loaded;
+    try {
+      loaded = await loadFrames(this.id);
+    } catch (err) {
+      if (this.destroyed) return;
+      this.problem(err);
+      return;
+    }
+    if (this.destroyed) return;
+    this.header = loaded.header;
+    this.frames = loaded.frames.filter((f) => f && f.view);
+    this.source = loaded.source;
+    if (!this.frames.length) {
+      this.problem(new ApiError(404, "not_found", ""));
+      return;
+    }
+    this.build();
+    this.index = this.indexFromHash() ?? 0;
+    this.render();
+    const onHash = () => {
+      const i = this.indexFromHash();
+      if (i !== null && i !== this.index) this.go(i, { fromHash: true });
+    };
+    window.addEventListener("hashchange", onHash);
+    this.cleanups.push(() => window.removeEventListener("hashchange", onHash));
+    const onKey = (event) => this.onKey(event);
+    document.addEventListener("keydown", onKey);
+    this.cleanups.push(() => document.removeEventListener("keydown", onKey));
+    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.render(); }));
+    const observer = new ResizeObserver(() => this.renderBoard());
+    observer.observe(this.root.querySelector(".board-wrap"));
+    this.cleanups.push(() => observer.disconnect());
+  }
+
+  destroy() {
+    this.destroyed = true;
+    this.pause();
+    for (const fn of this.cleanups) fn();
+  }
+
+  problem(err) {
+    let text = t("replay.load_failed");
+    if (err instanceof ApiError && err.code === "wrong_phase") text = t("replay.still_live");
+    else if (err instanceof ApiError && err.status === 404) text = t("replay.not_found");
+    fill(this.main, h("section", { class: "card problem-card", id: "replay", "data-state": "unavailable" },
+      h("h1", { class: "card-title" }, t("replay.title")),
+      h("p", { class: "card-text" }, text),
+      h("p", { class: "result-actions" },
+        h("a", { class: "btn btn-primary", href: `/m/${this.id}` }, t("replay.open_match")),
+        h("a", { class: "btn btn-secondary", href: "/" }, t("match.back_to_lobby")))));
+  }
+
+  // -- building --------------------------------------------------------------------------------
+
+  seatBox(seat) {
+    const clock = clockElement(seat);
+    return h("section", { class: `seat replay-seat seat-${seat}`, "data-seat": seat },
+      h("div", { class: "seat-head" },
+        h("span", { class: "avatar", "aria-hidden": "true" }),
+        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }), h("span", { class: "seat-tags" }))),
+      h("div", { class: "seat-body" },
+        h("div", { class: "balance", "data-balance": seat, role: "img" }),
+        h("div", { class: "clock-slot" }, clock)),
+      h("div", { class: "replay-hand", role: "group" }));
+  }
+
+  build() {
+    const button = (action, iconName, key) =>
+      h("button", { type: "button", class: "btn btn-icon ctrl", "data-action": action, "aria-label": t(key), title: t(key) },
+        icon(iconName));
+    this.root = h(
+      "section",
+      { id: "replay", class: "replay", "aria-labelledby": "replay-title" },
+      h("div", { class: "match-bar" },
+        h("div", { class: "match-heading" },
+          h("h1", { id: "replay-title", class: "match-title" }),
+          h("p", { class: "match-sub" })),
+        h("div", { class: "match-meta" }, h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+      this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
+      h("div", { class: "replay-layout" },
+        h("div", { class: "replay-stage" },
+          this.seatBox("second"),
+          h("div", { class: "arena" },
+            h("p", { class: "frame-label", id: "frame-label", "aria-live": "polite" }),
+            h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("replay.controls") },
+              button("first", "first", "replay.first"),
+              button("step-back", "back", "replay.back"),
+              h("button", { type: "button", class: "btn btn-primary ctrl ctrl-play", "data-action": "play", "aria-pressed": "false" }),
+              button("step-forward", "forward", "replay.forward"),
+              button("last", "last", "replay.last"),
+              h("span", { class: "position", id: "replay-position" }),
+              h("label", { class: "round-pick" }, h("span", { class: "sr-only" }, t("replay.round_jump")), h("select", { id: "replay-round" }))),
+            h("div", { class: "board-wrap" }, document.createElementNS("http://www.w3.org/2000/svg", "svg")),
+            h("div", { class: "board-info" }, h("div", { class: "ends", id: "replay-ends" }), h("div", { class: "boneyard" }, h("span", { class: "boneyard-label" }), " ", h("span", { class: "count", id: "replay-boneyard" })))),
+          this.seatBox("first")),
+        h("aside", { class: "replay-side card" },
+          h("h2", { class: "card-title" }, t("replay.moves")),
+          h("ol", { id: "replay-moves", class: "replay-moves" }))),
+    );
+    const svg = this.root.querySelector(".board-wrap svg");
+    svg.setAttribute("id", "board");
+    svg.setAttribute("class", "board");
+    svg.setAttribute("role", "group");
+    svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    fill(this.main, this.root);
+
+    this.root.querySelector("[data-action=first]").addEventListener("click", () => this.go(0));
+    this.root.querySelector("[data-action=last]").addEventListener("click", () => this.go(this.frames.length - 1));
+    this.root.querySelector("[data-action=step-back]").addEventListener("click", () => this.go(this.index - 1));
+    this.root.querySelector("[data-action=step-forward]").addEventListener("click", () => this.go(this.index + 1));
+    this.root.querySelector("[data-action=play]").addEventListener("click", () => (this.timer ? this.pause() : this.play()));
+    this.root.querySelector("#replay-round").addEventListener("change", (event) => {
+      const round = Number(event.target.value);
+      const i = this.frames.findIndex((f) => f.round === round);
+      if (i >= 0) this.go(i);
+    });
+    this.buildMoves();
+  }
+
+  /** The frame's events told in the current language; the server's language-neutral label
+   * (e.g. "first play 1-4@4-4:lineA") only when no event says more. */
+  frameLabel(frame) {
+    const view = { ...frame.view, mode: this.header.mode, players: frame.view.players || this.header.players };
+    const texts = (frame.events || [])
+      .filter((e) => !QUIET.has(e.type))
+      .map((e) => eventText(e, view))
+      .filter(Boolean);
+    if (texts.length) return texts.join(" ");
+    if (frame.version === 0) return t("replay.start");
+    return frame.label || t("replay.version", { v: frame.version });
+  }
+
+  buildMoves() {
+    const list = this.root.querySelector("#replay-moves");
+    const items = [];
+    let round = -1;
+    this.frames.forEach((frame, i) => {
+      if (frame.round !== round) {
+        round = frame.round;
+        items.push(h("li", { class: "round-head", "aria-hidden": "false" }, round > 0 ? t("match.round", { n: round }) : t("replay.before_deal")));
+      }
+      items.push(h("li", { class: "move", "data-version": String(frame.version), "data-index": String(i) },
+        h("a", { href: `#v=${frame.version}` },
+          h("span", { class: "move-v" }, `v${frame.version}`),
+          h("span", { class: "move-text" }, this.frameLabel(frame)))));
+    });
+    fill(list, items);
+    const select = this.root.querySelector("#replay-round");
+    const rounds = [...new Set(this.frames.map((f) => f.round))];
+    fill(select, rounds.map((r) => h("option", { value: String(r) }, r > 0 ? t("match.round", { n: r }) : t("replay.before_deal"))));
+  }
+
+  // -- navigation ------------------------------------------------------------------------------
+
+  indexFromHash() {
+    const found = /^#v=(\d+)$/.exec(location.hash);
+    if (!found) return null;
+    const v = Number(found[1]);
+    let best = null;
+    this.frames.forEach((frame, i) => {
+      if (frame.version <= v) best = i;
+    });
+    return best ?? 0;
+  }
+
+  go(i, { fromHash = false } = {}) {
+    const next = Math.max(0, Math.min(this.frames.length - 1, i));
+    if (next === this.index && !fromHash) {
+      if (this.timer && next === this.frames.length - 1) this.pause();
+      return;
+    }
+    this.index = next;
+    if (!fromHash) history.replaceState(null, "", `${location.pathname}#v=${this.frames[next].version}`);
+    if (this.index === this.frames.length - 1) this.pause();
+    this.render();
+  }
+
+  play() {
+    if (this.index >= this.frames.length - 1) this.index = 0;
+    this.timer = setInterval(() => this.go(this.index + 1), PLAY_MS);
+    this.renderControls();
+    this.render();
+  }
+
+  pause() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.root) this.renderControls();
+  }
+
+  onKey(event) {
+    if (isRulesOpen() || event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target && target.closest && target.closest("input, select, textarea")) return;
+    const onButton = target && target.closest && target.closest("button, a");
+    if (event.key === "ArrowRight") this.go(this.index + 1);
+    else if (event.key === "ArrowLeft") this.go(this.index - 1);
+    else if (event.key === "Home") this.go(0);
+    else if (event.key === "End") this.go(this.frames.length - 1);
+    else if (event.key === "PageDown" || event.key === "PageUp") this.jumpRound(event.key === "PageDown" ? 1 : -1);
+    else if (event.key === " " && !onButton) (this.timer ? this.pause() : this.play());
+    else return;
+    event.preventDefault();
+  }
+
+  jumpRound(step) {
+    const round = this.frames[this.index].round;
+    if (step > 0) {
+      const i = this.frames.findIndex((f, k) => k > this.index && f.round > round);
+      if (i >= 0) this.go(i);
+      else this.go(this.frames.length - 1);
+    } else {
+      const start = this.frames.findIndex((f) => f.round === round);
+      if (start < this.index) this.go(start);
+      else {
+        const prev = this.frames.findIndex((f) => f.round === round - 1);
+        if (prev >= 0) this.go(prev);
+      }
+    }
+  }
+
+  // -- drawing ---------------------------------------------------------------------------------
+
+  render() {
+    const frame = this.frames[this.index];
+    const view = { ...frame.view, mode: frame.view.mode || this.header.mode, players: frame.view.players || this.header.players };
+    const root = this.root;
+    const names = `${seatName(view, "first")} – ${seatName(view, "second")}`;
+    root.querySelector("#replay-title").textContent = `${t("replay.title")} · ${names}`;
+    const result = this.frames[this.frames.length - 1].view.result;
+    root.querySelector(".match-sub").textContent = result
+      ? result.winner
+        ? t("result.winner", { name: seatName(view, result.winner) }) + ` · ${t(`result.reason.${result.reason}`)}`
+        : t("result.aborted")
+      : "";
+    document.title = `${t("replay.title")} · ${names} — ${t("app.name")}`;
+    root.querySelector("#frame-label").textContent = `v${frame.version} · ${this.frameLabel(frame)}`;
+    for (const seat of SEATS) this.renderSeat(view, seat, frame);
+    this.renderBoard();
+    const board = view.board;
+    const ends = root.querySelector("#replay-ends");
+    if (board && board.tiles && board.tiles.length) {
+      const values = (board.scoring_ends || []).map((e) => e[1]);
+      const sum = values.length ? `${values.join(" + ")} = ${board.ends_sum}` : String(board.ends_sum);
+      fill(ends,
+        h("span", { class: "ends-last" }, t("ends.last", { tile: tileLabel(board.tiles[board.tiles.length - 1]) })),
+        h("span", { class: "ends-sum" }, h("span", { class: "ends-label" }, t("ends.label")), " ", h("strong", {}, sum)),
+        board.award > 0 ? h("span", { class: "ends-award is-award" }, `✦ ${t("ends.award", { n: board.award })}`) : h("span", { class: "ends-award" }, t("ends.no_award")));
+    } else {
+      fill(ends);
+    }
+    root.querySelector(".boneyard-label").textContent = t("match.boneyard");
+    root.querySelector("#replay-boneyard").textContent = String(view.boneyard_count ?? 0);
+    this.renderControls();
+    const list = root.querySelector("#replay-moves");
+    list.querySelectorAll("[aria-current]").forEach((el) => el.removeAttribute("aria-current"));
+    const current = list.querySelector(`[data-index="${this.index}"]`);
+    if (current) {
+      current.setAttribute("aria-current", "step");
+      const top = current.offsetTop - list.clientHeight / 2;
+      list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
+    }
+    const select = root.querySelector("#replay-round");
+    if (select.value !== String(frame.round)) select.value = String(frame.round);
+  }
+
+  renderSeat(view, seat, frame) {
+    const box = this.root.querySelector(`.replay-seat[data-seat="${seat}"]`);
+    const name = seatName(view, seat);
+    box.querySelector(".avatar").textContent = (name || "?").charAt(0).toUpperCase();
+    box.querySelector(".seat-name").textContent = name;
+    const tags = [];
+    if (view.jockey === seat) tags.push(h("span", { class: "tag tag-jockey" }, `★ ${t("seat.jockey")}`));
+    if (view.to_act === seat && !view.result) tags.push(h("span", { class: "tag tag-turn" }, `▶ ${t("seat.to_act")}`));
+    if (view.result && view.result.winner === seat) tags.push(h("span", { class: "tag tag-winner" }, icon("trophy", "icon icon-tag"), ` ${t("seat.winner")}`));
+    fill(box.querySelector(".seat-tags"), tags);
+    const balance = view.balances ? view.balances[seat] : 0;
+    const balanceEl = box.querySelector(".balance");
+    balanceEl.setAttribute("aria-label", t("seat.balance_aria", { name, n: balance, chips: Math.floor(balance / 5) }));
+    fill(balanceEl, h("span", { class: "balance-number" }, String(balance)), h("span", { class: "balance-unit" }, t("seat.points")), chipStack(balance));
+    const bank = this.header.settings && this.header.settings.bank_ms;
+    const clock = frame.clock || view.clock || (typeof bank === "number"
+      ? { running: null, bank_left_ms: { first: bank, second: bank }, delay_left_ms: 0 }
+      : null);
+    const clockEl = box.querySelector(".clock");
+    if (clock && clock.bank_left_ms) {
+      paintClock(clockEl, { status: "active", clock, result: null }, 0, seat, { fullDelayMs: 10000, name });
+    } else {
+      clockEl.querySelector(".clock-bank").textContent = mmss(0);
+    }
+    const hands = view.hands || {};
+    const tiles = hands[seat] || (view.last_round && view.last_round.hands ? view.last_round.hands[seat] : []) || [];
+    const handBox = box.querySelector(".replay-hand");
+    handBox.setAttribute("aria-label", t("replay.hand_of", { name }));
+    fill(handBox, tiles.length
+      ? tiles.map((tile) => h("span", { class: "mini-tile", "data-tile": tile, role: "img", "aria-label": tileLabel(tile) }, tileSvg(tile)))
+      : h("span", { class: "muted small" }, t("replay.no_tiles")));
+  }
+
+  renderBoard() {
+    if (!this.root) return;
+    const frame = this.frames[this.index];
+    const svg = this.root.querySelector("#board");
+    const wrap = this.root.querySelector(".board-wrap");
+    const board = frame.view.board;
+    svg.setAttribute("aria-label", t("board.aria", { n: board ? board.tiles.length : 0 }));
+    renderBoard(svg, board, { bounds: boundsFor(wrap.clientWidth), emptyText: t("board.empty") });
+  }
+
+  renderControls() {
+    const root = this.root;
+    const last = this.frames.length - 1;
+    root.querySelector("[data-action=step-back]").disabled = this.index <= 0;
+    root.querySelector("[data-action=first]").disabled = this.index <= 0;
+    root.querySelector("[data-action=step-forward]").disabled = this.index >= last;
+    root.querySelector("[data-action=last]").disabled = this.index >= last;
+    const play = root.querySelector("[data-action=play]");
+    play.setAttribute("aria-pressed", this.timer ? "true" : "false");
+    fill(play, icon(this.timer ? "pause" : "play"), " ", this.timer ? t("replay.pause") : t("replay.play"));
+    root.querySelector("#replay-position").textContent = t("replay.position", { i: this.index + 1, n: this.frames.length });
+  }
+}

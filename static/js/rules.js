@@ -1,0 +1,91 @@
+// The rules overlay, from every page: /rules/{lang}.html shown over the page. It pauses nothing
+// (R7.8): the match underneath keeps receiving updates and its clocks keep running.
+
+import { lang, onLanguageChange } from "./i18n.js";
+
+let overlay = null;
+let body = null;
+let returnFocus = null;
+let loadedLang = null;
+
+export function isRulesOpen() {
+  return !!overlay && !overlay.hidden;
+}
+
+async function loadRules() {
+  const wanted = lang();
+  if (loadedLang === wanted) return;
+  try {
+    const response = await fetch(`/rules/${wanted}.html`);
+    const html = response.ok ? await response.text() : "";
+    if (lang() !== wanted) return; // switched meanwhile: the newer load wins
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    const article = doc.querySelector("article") || doc.body;
+    body.replaceChildren(...Array.from(article.childNodes).map((node) => document.importNode(node, true)));
+    body.setAttribute("lang", wanted);
+    loadedLang = wanted;
+  } catch {
+    body.textContent = "";
+  }
+}
+
+export async function openRules() {
+  if (!overlay) return;
+  returnFocus = document.activeElement;
+  await loadRules(); // the text is there before the overlay shows
+  overlay.hidden = false;
+  document.body.classList.add("rules-open");
+  overlay.querySelector(".rules-body").scrollTop = 0;
+  overlay.querySelector("[data-action=close-rules]").focus();
+}
+
+export function closeRules() {
+  if (!overlay || overlay.hidden) return;
+  overlay.hidden = true;
+  document.body.classList.remove("rules-open");
+  if (returnFocus && returnFocus.isConnected) returnFocus.focus();
+  returnFocus = null;
+}
+
+export function initRules() {
+  overlay = document.getElementById("rules-overlay");
+  body = overlay.querySelector(".rules-body");
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("[data-action]");
+    if (!button) {
+      if (event.target === overlay) closeRules();
+      return;
+    }
+    if (button.dataset.action === "rules") {
+      event.preventDefault();
+      openRules();
+    } else if (button.dataset.action === "close-rules") {
+      event.preventDefault();
+      closeRules();
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    if (!isRulesOpen()) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      closeRules();
+    } else if (event.key === "Tab") {
+      const focusable = [...overlay.querySelectorAll("button, a[href], [tabindex='0'], summary")].filter((el) => el.offsetParent !== null);
+      if (!focusable.length) return;
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    }
+  });
+  onLanguageChange(() => {
+    loadedLang = null;
+    loadRules();
+  });
+  loadRules();
+}

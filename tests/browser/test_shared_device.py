@@ -1,0 +1,74 @@
+"""Issue 5, R7.5: a shared-device match hides every tile behind the hand-over screen until the
+next player presses Reveal, after each turn that passes the device."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import Tabs
+from .policy import choices
+from .ui import (
+    ALL_TILES,
+    Tab,
+    check_offer,
+    click_choice,
+    enter_name,
+    press_start,
+    shown_match_id,
+    wait_past,
+)
+
+pytestmark = pytest.mark.browser
+
+TURNS = 8
+
+
+def assert_nothing_hidden_shows(tab: Tab, version: int, board: list[str]) -> None:
+    """During a hand-over: no hand in the DOM, and no tile but the board's anywhere, since the
+    page showed the version that began it."""
+    assert tab.page.locator("#hand .tile").count() == 0, "#hand .tile present during a hand-over"
+    shown = tab.scan_tiles() | tab.take_sightings(since_version=version)
+    leaked = shown & (ALL_TILES - set(board))
+    assert not leaked, f"tiles {sorted(leaked)} shown during the hand-over"
+
+
+def test_the_hand_over_hides_every_tile_until_reveal(tabs: Tabs) -> None:
+    device = tabs.open("device")
+    enter_name(device, "Dana")
+    device.page.locator("[data-action=create-shared]").click()
+    root = device.page.locator("#match")
+    expect(root).to_have_attribute("data-audience", "device")
+    match_id = shown_match_id(device, "Dana", "shared")
+    version = device.snapshot(match_id)["version"]
+    press_start(device)
+    wait_past(device, version)
+
+    rng = random.Random(5)
+    handovers = 0
+    for _ in range(TURNS):
+        view = device.snapshot(match_id)
+        version, match = view["version"], view["match"]
+        device.wait_version(version)
+        assert match["status"] == "active"
+        board = match["board"]["tiles"] if match["board"] else []
+        if match["handover"] is not None:
+            handovers += 1
+            expect(device.page.locator("#handover")).to_be_visible()
+            assert match["hand"] is None
+            assert_nothing_hidden_shows(device, version, board)
+            if handovers == 1:
+                device.shot("shared-handover")
+            device.page.locator("#handover [data-action=reveal]").click()
+            wait_past(device, version)
+            view = device.snapshot(match_id)
+            version, match = view["version"], view["match"]
+            device.wait_version(version)
+            expect(device.page.locator("#handover")).to_be_hidden()
+        assert match["hand"], "after Reveal the hand is shown"
+        check_offer(device, match)
+        click_choice(device, match, rng.choice(choices(match["legal"])))
+        wait_past(device, version)
+    assert handovers >= TURNS // 2, f"only {handovers} hand-overs in {TURNS} decisions"
