@@ -142,6 +142,10 @@ def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute(f"PRAGMA synchronous = {synchronous}")
+            # Checkpoints run in the store's background thread (SqlStore), never inside a
+            # player's commit: a checkpoint syncs the database file and would be the slowest
+            # commit of all.
+            cursor.execute("PRAGMA wal_autocheckpoint = 0")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()

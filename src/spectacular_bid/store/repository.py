@@ -28,6 +28,7 @@ from spectacular_bid.service.ports import (
     RoundRecord,
     StorageError,
 )
+from spectacular_bid.store.checkpoint import WalCheckpointer
 from spectacular_bid.store.engine import create_engine
 from spectacular_bid.store.models import Match, MatchEvent, Player, Round, datetime_from_ms
 from spectacular_bid.store.records import (
@@ -51,6 +52,7 @@ class SqlStore:
         self._owns_engine = owns_engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         self.writer = GroupCommitWriter(engine)
+        self._checkpointer: WalCheckpointer | None = None
 
     @classmethod
     def open(cls, url: str | URL) -> SqlStore:
@@ -62,10 +64,16 @@ class SqlStore:
 
     async def start(self) -> None:
         self.writer.start()
+        if self.engine.url.get_backend_name() == "sqlite" and self.engine.url.database:
+            self._checkpointer = WalCheckpointer(self.engine.url.database)
+            self._checkpointer.start()
 
     async def close(self) -> None:
         """Write what is queued, stop the writer, and dispose of an engine made by :meth:`open`."""
         await self.writer.close()
+        if self._checkpointer is not None:
+            await self._checkpointer.close()
+            self._checkpointer = None
         if self._owns_engine:
             await self.engine.dispose()
 
