@@ -29,7 +29,7 @@ from spectacular_bid.web.routes import lobby, matches, replays, session
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.settings import WebSettings
 
-_GC_THRESHOLDS = (5_000, 10, 1_000)
+_GC_THRESHOLDS = (700, 10, 1_000)
 
 
 def create_app(
@@ -62,7 +62,7 @@ def create_app(
             gc.collect()
             gc.freeze()
             # Young collections stay cheap; a full one (which walks every socket's objects) comes
-            # about a thousand times less often than by default.
+            # about a hundred times less often than by default.
             gc.set_threshold(*_GC_THRESHOLDS)
         if database is not None:
             try:
