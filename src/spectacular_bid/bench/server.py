@@ -344,8 +344,11 @@ def run(
     env = {**os.environ, "SPECBID_PORT": str(port)}
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as data_dir:
+        # With DATABASE_URL set the server stores in that database (PostgreSQL); otherwise in a
+        # scratch SQLite file.
+        storage = [] if os.environ.get("DATABASE_URL") else ["--data-dir", data_dir]
         server = subprocess.Popen(
-            [*_SERVE, "--port", str(port), "--log-level", "warning", "--data-dir", data_dir],
+            [*_SERVE, "--port", str(port), "--log-level", "warning", *storage],
             env=env,
             stdout=log,
             stderr=log,
