@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import functools
 import os
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-import httpx
+from serverproc import SERVE, free_port, stop, wait_ready
 
 DECK_SEED = 30
 """The server's ``--fixed-deck-seed``; :mod:`.policy` checks what it deals with the engine."""
-STARTUP_TIMEOUT_S = 30.0
-STOP_TIMEOUT_S = 10.0
-
-_SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 
 
 @dataclass(frozen=True)
@@ -48,49 +41,18 @@ class BrowserServer:
         return self.log_path.stat().st_size
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @functools.cache
 def _serve_help() -> str:
-    done = subprocess.run([*_SERVE, "--help"], capture_output=True, text=True, check=True)
+    done = subprocess.run([*SERVE, "--help"], capture_output=True, text=True, check=True)
     return done.stdout
-
-
-def _wait_ready(server: BrowserServer) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"the server exited at start:\n{server.log_text()[-3000:]}")
-        try:
-            if httpx.get(f"{server.url}/api/lobby", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.05)
-    raise RuntimeError(f"the server did not answer in {STARTUP_TIMEOUT_S} s:\n{server.log_text()}")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def serve(folder: Path, *flags: str) -> Iterator[BrowserServer]:
     """Run the server until the generator is closed (a pytest fixture yields from it)."""
     data_dir = folder / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    argv = [*_SERVE, "--port", str(port), "--log-level", "warning"]
+    port = free_port()
+    argv = [*SERVE, "--port", str(port), "--log-level", "warning"]
     argv += ["--fixed-deck-seed", str(DECK_SEED), *flags]
     if "--data-dir" in _serve_help():
         argv += ["--data-dir", str(data_dir)]
@@ -102,7 +64,7 @@ def serve(folder: Path, *flags: str) -> Iterator[BrowserServer]:
         process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
     server = BrowserServer(port, process, log_path)
     try:
-        _wait_ready(server)
+        wait_ready(server.url, process, server.log_text)
         yield server
     finally:
-        _stop(process)
+        stop(process)

@@ -11,12 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -27,26 +24,14 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
+from serverproc import SERVE, clean_environment, free_port
+
 from .conftest import Target
 
 DECK_SEED = 11
 STARTUP_TIMEOUT_S = 30.0
-_SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 
 JSON = Any
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def clean_environment() -> dict[str, str]:
-    return {
-        k: v for k, v in os.environ.items() if not k.startswith("SPECBID_") and k != "DATABASE_URL"
-    }
 
 
 @dataclass
@@ -80,7 +65,7 @@ async def running_server(
     """A server on ``target``, ready to answer; stopped (SIGTERM) at the end unless it is gone."""
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    argv = [*_SERVE, "--port", str(port), "--log-level", "warning"]
+    argv = [*SERVE, "--port", str(port), "--log-level", "warning"]
     argv += ["--fixed-deck-seed", str(DECK_SEED), "--grace-ms", "60000"]
     argv += ["--lag-threshold-ms", "30000"]  # a loaded test machine's pauses are no D5 failure
     # The clients answer at once, far faster than people: lift the per-socket rate limit.

@@ -5,17 +5,15 @@ clear message and a non-zero exit, unless the schema is at head already."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
+from serverproc import SERVE, clean_environment, free_port
 from spectacular_bid.store.migrate import head_revision, is_at_head
 
 from .conftest import Target
-from .live import clean_environment, free_port, running_server
-
-SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
+from .live import running_server
 
 
 def serve_refused(target: Target, *flags: str) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -143,7 +142,7 @@ class MatchService:
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
         """
-        match_id = secrets.token_urlsafe(9)
+        match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
             match_id,

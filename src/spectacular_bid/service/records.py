@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import string
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -327,5 +328,10 @@ def records_for_import(
     return ImportedRecord(players, record, rounds, events)
 
 
+_ID_ALPHABET = string.ascii_letters + string.digits
+
+
 def new_match_id() -> str:
-    return secrets.token_urlsafe(9)
+    """12 random letters and digits (71 bits): unguessable, URL-safe, and never starting with a
+    dash that a command line would take for an option (``specbid replay ID``)."""
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(12))
