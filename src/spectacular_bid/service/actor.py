@@ -18,7 +18,7 @@ import contextlib
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, NamedTuple
@@ -87,6 +87,23 @@ _PUBLIC_VIEW_FIELDS = tuple(
 )
 _RETRY_MS = 1_000
 """How soon a timer's work that storage refused is tried again."""
+
+
+def seats_held(seats: Sequence[Player | None], player: Player | None) -> list[Seat]:
+    """The seats ``player`` holds: none, one, or both on a shared device."""
+    if player is None:
+        return []
+    return [s for s in SEATS if (p := seats[s]) is not None and p.id == player.id]
+
+
+def audience_of(seats: Sequence[Player | None], player: Player | None) -> Audience:
+    """Who ``player`` watches as: their seat, the device holding both, or a spectator."""
+    held = seats_held(seats, player)
+    if len(held) == 2:
+        return Audience.DEVICE
+    if held:
+        return _SEAT_AUDIENCE[held[0]]
+    return Audience.SPECTATOR
 
 
 class Subscriber:
@@ -331,17 +348,10 @@ class MatchActor:
     # -- seats and subscribers ------------------------------------------------------------
 
     def seats_of(self, player: Player | None) -> list[Seat]:
-        if player is None:
-            return []
-        return [s for s in SEATS if (p := self.seats[s]) is not None and p.id == player.id]
+        return seats_held(self.seats, player)
 
     def default_audience(self, player: Player | None) -> Audience:
-        seats = self.seats_of(player)
-        if len(seats) == 2:
-            return Audience.DEVICE
-        if seats:
-            return _SEAT_AUDIENCE[seats[0]]
-        return Audience.SPECTATOR
+        return audience_of(self.seats, player)
 
     async def _on_join(self, player: Player) -> Seat:
         if self.seats_of(player):

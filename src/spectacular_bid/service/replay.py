@@ -30,7 +30,7 @@ from spectacular_bid.rules.match import Match
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.rules.tiles import Tile, parse_tile
 from spectacular_bid.rules.views import view_for
-from spectacular_bid.service.actor import Audience
+from spectacular_bid.service.actor import Audience, audience_of, seats_held
 from spectacular_bid.service.codec import JSON, event_json, parse_action, to_json
 from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.guests import Player
@@ -415,17 +415,10 @@ class FinishedMatch:
         )
 
     def seats_of(self, player: Player | None) -> list[Seat]:
-        if player is None:
-            return []
-        return [s for s in SEATS if (p := self.seats[s]) is not None and p.id == player.id]
+        return seats_held(self.seats, player)
 
     def default_audience(self, player: Player | None) -> Audience:
-        seats = self.seats_of(player)
-        if len(seats) == 2:
-            return Audience.DEVICE
-        if seats:
-            return (Audience.FIRST, Audience.SECOND)[seats[0]]
-        return Audience.SPECTATOR
+        return audience_of(self.seats, player)
 
     async def snapshot(self, audience: Audience) -> tuple[int, JSON]:
         """The version and the snapshot (as ``MatchActor.snapshot``; nothing changes here)."""
