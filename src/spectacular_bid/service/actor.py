@@ -52,7 +52,7 @@ from spectacular_bid.rules.views import (
 )
 from spectacular_bid.service.codec import JSON, action_json, event_json, to_json
 from spectacular_bid.service.decks import DeckSource
-from spectacular_bid.service.fairness import deck_commitment, new_salt
+from spectacular_bid.service.fairness import committed_event, new_salt, revealed_event
 from spectacular_bid.service.guests import Player
 from spectacular_bid.service.intents import ErrorCode, Intent, IntentKind, Rejection
 from spectacular_bid.service.ports import (
@@ -497,13 +497,8 @@ class MatchActor:
             return ()
         deck, salt = self._secret
         self._secret = None
-        self.reveal = {
-            "type": "deck_revealed",
-            "round": self.match.round_number,
-            "commitment": self.commitment["commitment"] if self.commitment else None,
-            "salt": salt,
-            "deck": [t.notation() for t in deck],
-        }
+        commitment = self.commitment["commitment"] if self.commitment else None
+        self.reveal = revealed_event(self.match.round_number, commitment, deck, salt)
         return (self.reveal,)
 
     async def _start(self, seats: list[Seat], now: int) -> int:
@@ -533,11 +528,7 @@ class MatchActor:
         self._move_clock(before_decision, now, now, events)
         salt = new_salt()
         self._secret = (deal.deck, salt)
-        self.commitment = {
-            "type": "deck_committed",
-            "round": self.match.round_number,
-            "commitment": deck_commitment(deal.deck, salt),
-        }
+        self.commitment = committed_event(self.match.round_number, deal.deck, salt)
         extra: tuple[JSON, ...] = (self.commitment,)
         command = {**action_json(deal), "salt": salt}
         await self._commit(rollback, pressed_by, command, tuple(events), extra, now)

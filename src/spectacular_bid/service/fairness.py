@@ -29,3 +29,25 @@ def deck_commitment(deck: Sequence[Tile], salt: str) -> str:
 
 def verify_commitment(commitment: str, deck: Sequence[Tile], salt: str) -> bool:
     return secrets.compare_digest(commitment, deck_commitment(deck, salt))
+
+
+def committed_event(round_number: int, deck: Sequence[Tile], salt: str) -> dict[str, object]:
+    """The ``deck_committed`` event every audience receives at a deal."""
+    return {
+        "type": "deck_committed",
+        "round": round_number,
+        "commitment": deck_commitment(deck, salt),
+    }
+
+
+def revealed_event(
+    round_number: int, commitment: str | None, deck: Sequence[Tile], salt: str
+) -> dict[str, object]:
+    """The ``deck_revealed`` event at a round's end: what anyone needs to check the commitment."""
+    return {
+        "type": "deck_revealed",
+        "round": round_number,
+        "commitment": commitment,
+        "salt": salt,
+        "deck": [t.notation() for t in deck],
+    }

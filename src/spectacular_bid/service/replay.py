@@ -32,7 +32,12 @@ from spectacular_bid.rules.tiles import Tile, parse_tile
 from spectacular_bid.rules.views import view_for
 from spectacular_bid.service.actor import Audience, audience_of, seats_held
 from spectacular_bid.service.codec import JSON, event_json, parse_action, to_json
-from spectacular_bid.service.fairness import deck_commitment, verify_commitment
+from spectacular_bid.service.fairness import (
+    committed_event,
+    deck_commitment,
+    revealed_event,
+    verify_commitment,
+)
 from spectacular_bid.service.guests import Player
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchRecord, MatchStatus
 from spectacular_bid.service.records import IMPORTED, MatchDocument
@@ -184,22 +189,13 @@ class Replayer:
                 raise ValueError(f"a deal's command needs its salt, found {salt!r}")
             self.secret = (action.deck, salt)
             self.deals.append((entry.get("version", 0), action.deck, salt))
-            self.commitment = {
-                "type": "deck_committed",
-                "round": self.match.round_number,
-                "commitment": deck_commitment(action.deck, salt),
-            }
+            self.commitment = committed_event(self.match.round_number, action.deck, salt)
             expected.append(self.commitment)
         elif self.secret is not None and any(isinstance(e, RoundEnded) for e in events):
             deck, salt = self.secret
             self.secret = None
-            self.reveal = {
-                "type": "deck_revealed",
-                "round": self.match.round_number,
-                "commitment": self.commitment["commitment"] if self.commitment else None,
-                "salt": salt,
-                "deck": [t.notation() for t in deck],
-            }
+            commitment = self.commitment["commitment"] if self.commitment else None
+            self.reveal = revealed_event(self.match.round_number, commitment, deck, salt)
             expected.append(self.reveal)
         return Step(entry, action, events, expected)
 
