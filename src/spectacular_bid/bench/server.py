@@ -3,9 +3,10 @@
 The server runs in its own process (``specbid serve``); this process plays every seat with
 random legal moves, like people would: each decision comes after a think time drawn from
 ``think_ms`` (``0`` saturates the server). One spectator watches every match. A few extra
-matches are deliberately left to time out, to measure how late the server flags (R7.7: never
-early). Figures: ``commands_per_s``; latency from a command's send to the opponent's receipt of
-the resulting update (p50, p99); flag lateness; the server's CPU and peak RSS.
+matches, started one after another over the window, are deliberately left to time out, to
+measure how late the server flags (R7.7: never early). Figures: ``commands_per_s``; latency from
+a command's send to the opponent's receipt of the resulting update (p50, p99); flag lateness;
+the server's CPU and peak RSS.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from websockets.asyncio.client import ClientConnection, connect
 _SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 _TIMEOUT_BANK_MS = 1_500
 _TIMEOUT_DELAY_MS = 500
+_TIMEOUT_SETTLE_S = 4.0
+"""A time-out match started this long before the window ends still flags inside it."""
 
 
 def _free_port() -> int:
@@ -252,7 +255,10 @@ class _Driver:
                 open_timeout=60,
             )
 
-    async def play_matches(self, index: int, until: float, *, passive: bool = False) -> None:
+    async def play_matches(
+        self, index: int, until: float, *, passive: bool = False, after_s: float = 0.0
+    ) -> None:
+        await asyncio.sleep(after_s)
         tokens = (await self.guest(f"p{index}a"), await self.guest(f"p{index}b"))
         clock = {"bank_ms": _TIMEOUT_BANK_MS, "delay_ms": _TIMEOUT_DELAY_MS} if passive else None
         first = not passive
@@ -294,10 +300,11 @@ async def _drive(
     seed: int,
     server_pid: int,
 ) -> _Stats:
-    # The clients are measured too: keep this process's full collections out of the figures.
+    # This process is the measuring instrument: its own collector's pauses would be counted as
+    # the server's latency. Its start-up objects are frozen, and during the measured window its
+    # collector is off; its garbage waits for the end of the window.
     gc.collect()
     gc.freeze()
-    gc.set_threshold(5_000, 10, 1_000)
     stats = _Stats()
     driver = _Driver(base, stats, think_ms, seed)
     warmup_s = 5.0
@@ -307,14 +314,21 @@ async def _drive(
     while stats.connected < matches and time.perf_counter() < setup_deadline:
         await asyncio.sleep(0.2)
     await asyncio.sleep(warmup_s)
+    gc.disable()
     stats.measuring = True
     cpu_before = _cpu_seconds(server_pid)
+    # Time-outs come one by one over the window, as they would among people; started all at once
+    # they would flag in the same millisecond and measure a burst no real load has.
+    spread_s = max(0.0, seconds - _TIMEOUT_SETTLE_S)
     passive = [
-        asyncio.create_task(driver.play_matches(matches + i, until, passive=True))
+        asyncio.create_task(
+            driver.play_matches(matches + i, until, passive=True, after_s=i * spread_s / timeouts)
+        )
         for i in range(timeouts)
     ]
     await asyncio.sleep(seconds)
     stats.measuring = False
+    gc.enable()
     stats.server_cpu_s = _cpu_seconds(server_pid) - cpu_before
     for task in tasks + passive:
         task.cancel()
