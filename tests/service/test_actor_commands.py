@@ -12,7 +12,7 @@ from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.tiles import parse_tile
 from spectacular_bid.service.actor import Audience, MatchActor
 from spectacular_bid.service.intents import ErrorCode, IntentKind
-from spectacular_bid.service.ports import MatchMode
+from spectacular_bid.service.ports import MatchMode, MatchStatus
 
 from .helpers import (
     ANN,
@@ -230,3 +230,32 @@ async def test_r8_3_commands_before_the_second_seat_is_taken_are_refused(
     assert draw.code is ErrorCode.WRONG_PHASE
     await before.unchanged(table)
     assert actor.version == 0
+
+
+async def test_d4_a_round_row_and_the_final_header_come_with_their_versions(
+    tables: Tables,
+) -> None:
+    """The deal's commitment is the round's row as soon as the deal is stored; the match's end
+    is in its header in the same write as the ending version, and a refused ending write leaves
+    the header live (issue 4, durability order)."""
+    table = await dealt(tables)
+    actor, store = table.actor, table.store
+    rounds = await store.rounds(actor.id)
+    assert [(r.number, r.commitment, r.salt) for r in rounds] == [
+        (1, actor.commitment["commitment"] if actor.commitment else None, None)
+    ]
+    table.store.fail_appends = True
+    await refused(table.act(FIRST, IntentKind.RESIGN))
+    header = await store.match(actor.id)
+    assert header is not None
+    assert header.status is MatchStatus.ACTIVE
+    assert not actor.match.is_over
+    table.store.fail_appends = False
+    await table.act(FIRST, IntentKind.RESIGN)
+    header = await store.match(actor.id)
+    assert header is not None
+    assert header.status is MatchStatus.FINISHED
+    assert header.winner == "second"
+    (revealed,) = await store.rounds(actor.id)
+    assert revealed.salt is not None
+    assert revealed.deck is not None

@@ -98,3 +98,36 @@ async def test_a_round_commitment_never_changes(any_store: MatchStore) -> None:
     with pytest.raises(StorageError, match=r"committed to a+, not c+"):
         await any_store.save_round("m1", 1, "c" * 64, salt="5a17", deck=["0-0"])
     assert await any_store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
+
+
+async def test_a_version_with_its_round_row_and_final_header_is_stored_whole(
+    any_store: MatchStore,
+) -> None:
+    await seed(any_store, "m1")
+    await any_store.append([event("m1", 1)], rounds=[RoundRecord("m1", 1, "a" * 64)])
+    assert await any_store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
+    live = await any_store.match("m1")
+    assert live is not None
+    assert live.status is MatchStatus.ACTIVE
+    ended = replace(live, status=MatchStatus.FINISHED, winner="first", reason="balance")
+    reveal = RoundRecord("m1", 1, "a" * 64, salt="5a17", deck=["0-0", "6-6"])
+    await any_store.append([event("m1", 2)], rounds=[reveal], match=ended)
+    assert [e.version for e in await any_store.events("m1")] == [1, 2]
+    assert await any_store.rounds("m1") == [reveal]
+    assert await any_store.match("m1") == ended
+
+
+async def test_a_refused_round_row_keeps_nothing_of_its_version(any_store: MatchStore) -> None:
+    """The events, the round row and the header of one call are stored together or not at all
+    (issue 4, durability order): a changed commitment refuses the whole version."""
+    await seed(any_store, "m1")
+    await any_store.append([event("m1", 1)], rounds=[RoundRecord("m1", 1, "a" * 64)])
+    live = await any_store.match("m1")
+    assert live is not None
+    ended = replace(live, status=MatchStatus.FINISHED, winner="first", reason="balance")
+    forged = RoundRecord("m1", 1, "c" * 64, salt="5a17", deck=["0-0"])
+    with pytest.raises(StorageError, match=r"committed to a+, not c+"):
+        await any_store.append([event("m1", 2)], rounds=[forged], match=ended)
+    assert [e.version for e in await any_store.events("m1")] == [1]
+    assert await any_store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
+    assert await any_store.match("m1") == live

@@ -11,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from spectacular_bid.service.ports import StorageError
+from spectacular_bid.service.ports import MatchStatus, RoundRecord, StorageError
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 
@@ -95,6 +96,33 @@ async def test_one_bad_write_fails_only_its_caller(store: SqlStore) -> None:
     assert await store.events("m9") == [event("m9", 1)]
     assert await store.events("m-nowhere") == []
     assert len(await store.rounds("m0")) == 1
+
+
+async def test_a_version_with_a_refused_round_row_fails_alone_and_whole(store: SqlStore) -> None:
+    """In a shared transaction, one caller's events, round row and header share one savepoint:
+    the forged commitment refuses that whole version and nothing else."""
+    await seed(store, "m1", "m2")
+    await store.append([event("m1", 1)], rounds=[RoundRecord("m1", 1, "a" * 64)])
+    live = await store.match("m2")
+    assert live is not None
+    ended = replace(live, status=MatchStatus.FINISHED, winner="first", reason="balance")
+    batches = store.writer.batches
+
+    results = await asyncio.gather(
+        store.append([event("m1", 2)], rounds=[RoundRecord("m1", 1, "c" * 64, "5a17", ["0-0"])]),
+        store.append([event("m2", 1)], rounds=[RoundRecord("m2", 1, "b" * 64)], match=ended),
+        return_exceptions=True,
+    )
+
+    assert isinstance(results[0], StorageError), results
+    assert "version 2 of m1 was not stored" in str(results[0])
+    assert results[1] is None
+    assert store.writer.batches == batches + 1
+    assert [e.version for e in await store.events("m1")] == [1]
+    assert await store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
+    assert [e.version for e in await store.events("m2")] == [1]
+    assert await store.rounds("m2") == [RoundRecord("m2", 1, "b" * 64)]
+    assert await store.match("m2") == ended
 
 
 async def test_a_failed_transaction_fails_its_whole_batch(

@@ -614,8 +614,11 @@ class MatchActor:
             mono_ms=now,
             clock=to_json(self.clock.reading(max(now, self.clock.decision_started_ms))),
         )
+        ending = self.match.is_over and rollback.status in (MatchStatus.WAITING, MatchStatus.ACTIVE)
         try:
-            await self._store.append([record])
+            # The header of an ending match is written with its last version: one commit, and
+            # never a stored ending under a header that still says the match is live.
+            await self._store.append([record], match=self.record() if ending else None)
         except Exception as exc:
             self._restore(rollback)
             log.warning("match %s: version %d not stored: %s", self.id, version, exc)
@@ -627,8 +630,6 @@ class MatchActor:
         self._log.append(entry)
         if len(self._log) > self.settings.resend_limit:
             del self._log[: len(self._log) - self.settings.resend_limit]
-        if self.match.is_over and rollback.status in (MatchStatus.WAITING, MatchStatus.ACTIVE):
-            await self._store.save_match(self.record())
         self._rearm_flag()
         self._publish(entry)
         if self._on_change is not None:

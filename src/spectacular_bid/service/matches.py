@@ -366,37 +366,29 @@ class EndedMatch:
 
 
 class RoundRecorder:
-    """The storage port as the match actors use it, plus one hook: after a version is durable,
-    the deck commitment it publishes (``deck_committed``) and the reveal (``deck_revealed``) are
-    saved as the round's row through ``save_round``.
-
-    The event log stays the source of truth: a version is durable, and its players told, whether
-    or not its round row could be saved (a failure is logged; the record document completes
-    missing rows from the log, and ``specbid replay --verify`` checks rows against it). The
-    actor needs no change for this.
+    """The storage port as the match actors use it, plus one hook: the deck commitment a version
+    publishes (``deck_committed``) and the reveal (``deck_revealed``) become the round's row, in
+    the same write as the version itself — the row exists exactly when the version does, and a
+    deal or a round's end costs one commit, not two. The actor needs no change for this.
     """
 
     def __init__(self, store: MatchStore) -> None:
         self.inner = store
 
-    async def append(self, records: Sequence[EventRecord]) -> None:
-        await self.inner.append(records)
-        for record in records:
-            for event in record.events:
-                kind = event.get("type")
-                if kind == "deck_committed" or kind == "deck_revealed":
-                    await self._save_round(record.match_id, event)
-
-    async def _save_round(self, match_id: str, event: JSON) -> None:
-        try:
-            if event["type"] == "deck_committed":
-                await self.inner.save_round(match_id, event["round"], event["commitment"])
-            else:
-                await self.inner.save_round(
-                    match_id, event["round"], event["commitment"], event["salt"], event["deck"]
-                )
-        except Exception as exc:  # never un-tell a durable version
-            log.warning("match %s: round %s not saved: %s", match_id, event.get("round"), exc)
+    async def append(
+        self,
+        records: Sequence[EventRecord],
+        *,
+        rounds: Sequence[RoundRecord] = (),
+        match: MatchRecord | None = None,
+    ) -> None:
+        found = [
+            _round_of(record.match_id, event)
+            for record in records
+            for event in record.events
+            if event.get("type") in ("deck_committed", "deck_revealed")
+        ]
+        await self.inner.append(records, rounds=[*rounds, *found], match=match)
 
     async def add_player(self, player: PlayerRecord) -> None:
         await self.inner.add_player(player)
@@ -448,3 +440,10 @@ class RoundRecorder:
         events: Sequence[EventRecord],
     ) -> None:
         await self.inner.import_match(players, match, rounds, events)
+
+
+def _round_of(match_id: str, event: JSON) -> RoundRecord:
+    """The round row a ``deck_committed`` or ``deck_revealed`` event stands for (D4)."""
+    if event["type"] == "deck_committed":
+        return RoundRecord(match_id, event["round"], event["commitment"])
+    return RoundRecord(match_id, event["round"], event["commitment"], event["salt"], event["deck"])

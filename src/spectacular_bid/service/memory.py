@@ -40,16 +40,32 @@ class InMemoryStore:
     async def save_match(self, match: MatchRecord) -> None:
         self._matches[match.id] = match
 
-    async def append(self, records: Sequence[EventRecord]) -> None:
+    async def append(
+        self,
+        records: Sequence[EventRecord],
+        *,
+        rounds: Sequence[RoundRecord] = (),
+        match: MatchRecord | None = None,
+    ) -> None:
         if self.fail_appends:
             raise StorageError("the store refuses writes (fail_appends is set)")
+        # Everything is checked before anything is kept: all of it is stored, or none.
+        last: dict[str, int] = {}
         for record in records:
-            log = self._events.setdefault(record.match_id, [])
-            if log and log[-1].version >= record.version:
+            log = self._events.get(record.match_id)
+            before = last.get(record.match_id, log[-1].version if log else 0)
+            if record.version <= before:
                 raise StorageError(
-                    f"version {record.version} of {record.match_id} is not after {log[-1].version}"
+                    f"version {record.version} of {record.match_id} is not after {before}"
                 )
-            log.append(record)
+            last[record.match_id] = record.version
+        saved = [self._round_saved(r) for r in rounds]
+        for record in records:
+            self._events.setdefault(record.match_id, []).append(record)
+        for round_ in saved:
+            self._rounds[(round_.match_id, round_.number)] = round_
+        if match is not None:
+            self._matches[match.id] = match
 
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
         return [r for r in self._events.get(match_id, []) if r.version > since_version]
@@ -65,22 +81,25 @@ class InMemoryStore:
         salt: str | None = None,
         deck: JSON | None = None,
     ) -> None:
-        key = (match_id, number)
-        stored = self._rounds.get(key)
+        round_ = self._round_saved(RoundRecord(match_id, number, commitment, salt, deck))
+        self._rounds[(match_id, number)] = round_
+
+    def _round_saved(self, new: RoundRecord) -> RoundRecord:
+        """The row ``new`` leaves behind: a reveal completes the row its commitment made."""
+        stored = self._rounds.get((new.match_id, new.number))
         if stored is None:
-            self._rounds[key] = RoundRecord(match_id, number, commitment, salt, deck)
-            return
-        if stored.commitment != commitment:
+            return new
+        if stored.commitment != new.commitment:
             raise StorageError(
-                f"round {number} of {match_id} is committed to {stored.commitment}, "
-                f"not {commitment}"
+                f"round {new.number} of {new.match_id} is committed to {stored.commitment}, "
+                f"not {new.commitment}"
             )
-        self._rounds[key] = RoundRecord(
-            match_id,
-            number,
-            commitment,
-            stored.salt if salt is None else salt,
-            stored.deck if deck is None else deck,
+        return RoundRecord(
+            new.match_id,
+            new.number,
+            new.commitment,
+            stored.salt if new.salt is None else new.salt,
+            stored.deck if new.deck is None else new.deck,
         )
 
     async def rounds(self, match_id: str) -> list[RoundRecord]:

@@ -104,8 +104,18 @@ class MatchStore(Protocol):
         """Insert or update a match header."""
         ...
 
-    async def append(self, records: Sequence[EventRecord]) -> None:
-        """Make ``records`` durable, or raise :class:`StorageError` and keep none of them."""
+    async def append(
+        self,
+        records: Sequence[EventRecord],
+        *,
+        rounds: Sequence[RoundRecord] = (),
+        match: MatchRecord | None = None,
+    ) -> None:
+        """Make ``records`` durable, or raise :class:`StorageError` and keep none of them.
+
+        ``rounds`` (saved as by :meth:`save_round`) and ``match`` (a header, as by
+        :meth:`save_match`) are what the same versions change: they are stored with the events
+        or not at all, and cost no commit of their own."""
         ...
 
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]: ...

@@ -41,7 +41,7 @@ from spectacular_bid.store.records import (
     round_record,
     round_row,
 )
-from spectacular_bid.store.writer import GroupCommitWriter, WriteKind
+from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 
 
 class SqlStore:
@@ -97,7 +97,13 @@ class SqlStore:
     async def save_match(self, match: MatchRecord) -> None:
         await self.writer.write(WriteKind.MATCH, [match_row(match)], f"match {match.id}")
 
-    async def append(self, records: Sequence[EventRecord]) -> None:
+    async def append(
+        self,
+        records: Sequence[EventRecord],
+        *,
+        rounds: Sequence[RoundRecord] = (),
+        match: MatchRecord | None = None,
+    ) -> None:
         if not records:
             return
         last: dict[str, int] = {}
@@ -113,8 +119,12 @@ class SqlStore:
         if len(records) > 1:
             what = f"{len(records)} versions from {what}"
         dialect = self.engine.dialect.name
-        rows = [event_values(r, dialect) for r in records]
-        await self.writer.write(WriteKind.EVENTS, rows, what)
+        parts: list[Part] = [(WriteKind.EVENTS, [event_values(r, dialect) for r in records])]
+        if rounds:
+            parts.append((WriteKind.ROUND, [round_row(r) for r in rounds]))
+        if match is not None:
+            parts.append((WriteKind.MATCH, [match_row(match)]))
+        await self.writer.write_parts(tuple(parts), what)
 
     async def save_round(
         self,

@@ -10,7 +10,8 @@ never sees two writers of ours at once, and each transaction begins with ``BEGIN
 Within a transaction the writes are applied kind by kind — players, then match headers (the
 last save of each match wins), then rounds, then events, then imported matches (each whole) —
 which gives the same final state as their queue order, because only later kinds refer to earlier
-ones (an event needs its match).
+ones (an event needs its match). One write may hold rows of several kinds (a version's events with
+the round row and the match header it changes): they are stored together or not at all.
 
 When a batch's transaction fails, the batch is tried once more in one transaction with a
 savepoint around each caller's writes, so that one bad write (a duplicate version, an event of an
@@ -60,11 +61,16 @@ class WriteKind(Enum):
     rounds and event rows, inserted after every other kind."""
 
 
+Part = tuple[WriteKind, list[Any]]
+"""Rows of one kind: dicts of column values; for events, tuples of driver parameters
+(``event_values``)."""
+
+
 @dataclass(slots=True, eq=False)
 class Write:
-    kind: WriteKind
-    rows: list[Any]
-    """Dicts of column values; for events, tuples of driver parameters (``event_values``)."""
+    parts: tuple[Part, ...]
+    """One caller's rows, stored together or not at all (a version's events with the round rows
+    and the match header they change)."""
     what: str
     """Names the write in error messages: ``"version 3 of m1"``."""
     future: asyncio.Future[None]
@@ -107,10 +113,15 @@ class GroupCommitWriter:
 
     async def write(self, kind: WriteKind, rows: list[Any], what: str) -> None:
         """Queue a write and return once it is committed, or raise :class:`StorageError`."""
+        await self.write_parts(((kind, rows),), what)
+
+    async def write_parts(self, parts: tuple[Part, ...], what: str) -> None:
+        """Like :meth:`write`, for rows of several kinds that are committed together or not at
+        all: they share one transaction and, when a batch is isolated, one savepoint."""
         if not self._accepting:
             raise StorageError(f"the store is not open, so {what} was not stored: call start()")
         future = asyncio.get_running_loop().create_future()
-        self._queue.put_nowait(Write(kind, rows, what, future))
+        self._queue.put_nowait(Write(parts, what, future))
         await future
 
     # -- the writer task ------------------------------------------------------------------
@@ -202,7 +213,8 @@ class GroupCommitWriter:
 async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
     by_kind: dict[WriteKind, list[Any]] = {kind: [] for kind in WriteKind}
     for write in batch:
-        by_kind[write.kind].extend(write.rows)
+        for kind, rows in write.parts:
+            by_kind[kind].extend(rows)
     if by_kind[WriteKind.PLAYER]:
         await conn.execute(insert(Player), by_kind[WriteKind.PLAYER])
     if by_kind[WriteKind.MATCH]:
