@@ -31,6 +31,8 @@ from websockets.asyncio.client import ClientConnection, connect
 _SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 _TIMEOUT_BANK_MS = 1_500
 _TIMEOUT_DELAY_MS = 500
+_STALL_LOG = "event loop stalled"
+"""What the server logs when its loop stalls past the D5 threshold (running matches abort)."""
 _TIMEOUT_SETTLE_S = 4.0
 """A time-out match started this long before the window ends still flags inside it."""
 
@@ -69,6 +71,7 @@ class _Stats:
     disconnects: int = 0
     connected: int = 0
     flagged_matches: set[str] = field(default_factory=set)
+    server_closes: dict[int, int] = field(default_factory=dict)
     measuring: bool = False
 
 
@@ -124,6 +127,10 @@ class _Seat:
         except Exception:
             self.stats.disconnects += 1
         finally:
+            code = self.ws.close_code
+            if code is not None and not self.done.is_set() and self.stats.measuring:
+                # Closed by the server before the match ended (1013: dropped for falling behind).
+                self.stats.server_closes[code] = self.stats.server_closes.get(code, 0) + 1
             self.done.set()
 
     def on_message(self, msg: dict[str, Any]) -> None:
@@ -379,6 +386,12 @@ def run(
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
+        log.seek(0)
+        stalls = [
+            line.strip()
+            for line in log.read().decode(errors="replace").splitlines()
+            if _STALL_LOG in line
+        ]
     lateness = stats.flag_lateness_ms
     return {
         "benchmark": "server",
@@ -399,6 +412,9 @@ def run(
         "server_peak_rss_mb": round(rss, 1),
         "matches_finished": stats.matches_finished,
         "errors": stats.errors,
+        "server_closes": stats.server_closes,
+        "server_loop_stalls": len(stalls),
+        "first_stall": stalls[0] if stalls else None,
         "disconnects": stats.disconnects,
     }
 
