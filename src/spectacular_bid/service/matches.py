@@ -45,6 +45,7 @@ from spectacular_bid.service.records import (
     parse_document,
     read_document,
     records_for_import,
+    rounds_from_events,
 )
 from spectacular_bid.service.recovery import abort_unfinished
 from spectacular_bid.service.replay import FinishedMatch, Verified, verify
@@ -382,12 +383,7 @@ class RoundRecorder:
         rounds: Sequence[RoundRecord] = (),
         match: MatchRecord | None = None,
     ) -> None:
-        found = [
-            _round_of(record.match_id, event)
-            for record in records
-            for event in record.events
-            if event.get("type") in ("deck_committed", "deck_revealed")
-        ]
+        found = [r for record in records for r in rounds_from_events(record.match_id, [record])]
         await self.inner.append(records, rounds=[*rounds, *found], match=match)
 
     async def add_player(self, player: PlayerRecord) -> None:
@@ -440,10 +436,3 @@ class RoundRecorder:
         events: Sequence[EventRecord],
     ) -> None:
         await self.inner.import_match(players, match, rounds, events)
-
-
-def _round_of(match_id: str, event: JSON) -> RoundRecord:
-    """The round row a ``deck_committed`` or ``deck_revealed`` event stands for (D4)."""
-    if event["type"] == "deck_committed":
-        return RoundRecord(match_id, event["round"], event["commitment"])
-    return RoundRecord(match_id, event["round"], event["commitment"], event["salt"], event["deck"])

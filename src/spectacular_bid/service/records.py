@@ -87,18 +87,21 @@ class MatchDocument:
 
 
 def rounds_from_events(match_id: str, events: Sequence[EventRecord]) -> list[RoundRecord]:
-    """Each round's commitment and reveal as the event log published them."""
+    """Each round's commitment and reveal as the event log published them. A reveal of a round
+    committed outside ``events`` (a single version's events) names its own commitment."""
     found: dict[int, RoundRecord] = {}
     for record in events:
         for event in record.events:
             kind = event.get("type") if isinstance(event, Mapping) else None
             if kind == "deck_committed":
                 found[event["round"]] = RoundRecord(match_id, event["round"], event["commitment"])
-            elif kind == "deck_revealed" and event["round"] in found:
-                committed = found[event["round"]]
-                found[event["round"]] = RoundRecord(
-                    match_id, committed.number, committed.commitment, event["salt"], event["deck"]
-                )
+            elif kind == "deck_revealed":
+                committed = found.get(event["round"])
+                commitment = committed.commitment if committed else event.get("commitment")
+                if isinstance(commitment, str):
+                    found[event["round"]] = RoundRecord(
+                        match_id, event["round"], commitment, event["salt"], event["deck"]
+                    )
     return [found[n] for n in sorted(found)]
 
 
