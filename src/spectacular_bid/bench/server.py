@@ -72,6 +72,8 @@ class _Stats:
     connected: int = 0
     flagged_matches: set[str] = field(default_factory=set)
     server_closes: dict[int, int] = field(default_factory=dict)
+    ended: dict[str, int] = field(default_factory=dict)
+    """Why the played (not time-out) matches ended in the window, as their seats saw it."""
     measuring: bool = False
 
 
@@ -158,6 +160,10 @@ class _Seat:
         self.last_match = match
         clock = match.get("clock") or {}
         if match.get("status") in ("finished", "aborted"):
+            counted = match.get("audience") == "first" and not self.passive  # once per match
+            if counted and not self.done.is_set() and self.stats.measuring:
+                reason = (match.get("result") or {}).get("reason", "?")
+                self.stats.ended[reason] = self.stats.ended.get(reason, 0) + 1
             if (
                 self.passive
                 and self.last_deadline is not None
@@ -271,29 +277,37 @@ class _Driver:
         first = not passive
         while time.perf_counter() < until:
             match_id = await self.new_match(tokens, clock)
-            sockets = [await self.open_ws(match_id, t) for t in (*tokens, None)]
-            seats = [
-                _Seat(ws, match_id, self.stats, self.think_ms, self.rng, passive=passive)
-                for ws in sockets[:2]
-            ]
-            done = asyncio.Event()
-            tasks = [asyncio.create_task(s.run()) for s in seats]
-            tasks.append(asyncio.create_task(_spectate(sockets[2], done)))
-            if first:
-                self.stats.connected += 1
-                first = False
-            remaining = until - time.perf_counter()
-            waits = [asyncio.create_task(s.done.wait()) for s in seats]
-            await asyncio.wait(waits, timeout=max(0.1, remaining))
-            for wait in waits:
-                wait.cancel()
-            self.stats.matches_finished += all(s.done.is_set() for s in seats)
-            done.set()
-            for ws in sockets:
-                with contextlib.suppress(Exception):
-                    await ws.close()
-            for task in tasks:
-                task.cancel()
+            sockets: list[ClientConnection] = []
+            tasks: list[asyncio.Task[None]] = []
+            try:
+                for token in (*tokens, None):
+                    sockets.append(await self.open_ws(match_id, token))
+                seats = [
+                    _Seat(ws, match_id, self.stats, self.think_ms, self.rng, passive=passive)
+                    for ws in sockets[:2]
+                ]
+                done = asyncio.Event()
+                tasks = [asyncio.create_task(s.run()) for s in seats]
+                tasks.append(asyncio.create_task(_spectate(sockets[2], done)))
+                if first:
+                    self.stats.connected += 1
+                    first = False
+                remaining = until - time.perf_counter()
+                waits = [asyncio.create_task(s.done.wait()) for s in seats]
+                try:
+                    await asyncio.wait(waits, timeout=max(0.1, remaining))
+                finally:
+                    for wait in waits:
+                        wait.cancel()
+                self.stats.matches_finished += all(s.done.is_set() for s in seats)
+                done.set()
+            finally:
+                # Also when the run ends (this task is cancelled): every socket is closed.
+                for ws in sockets:
+                    with contextlib.suppress(Exception):
+                        await ws.close()
+                for task in tasks:
+                    task.cancel()
             if passive:
                 return
 
@@ -412,6 +426,7 @@ def run(
         "server_peak_rss_mb": round(rss, 1),
         "matches_finished": stats.matches_finished,
         "errors": stats.errors,
+        "ended": stats.ended,
         "server_closes": stats.server_closes,
         "server_loop_stalls": len(stalls),
         "first_stall": stalls[0] if stalls else None,
