@@ -34,8 +34,9 @@ _GC_THRESHOLDS = (500, 1, 8_000)
 entry), so they outlive the youngest generation and each collection of the middle one walks every
 such object made since the last: at the default ten young collections per middle one, ~60k objects
 and 30-60 ms at 2,000 matches, stalling every match. A middle collection after every second young
-one walks a fifth as many. The oldest generation threshold keeps full collections (every live
-object: ~1 s at 2,000 matches, under the D5 stall threshold) about an hour apart at that load."""
+one walks a fifth as many. The oldest generation's threshold keeps full collections (every live
+object: ~1 s at 2,000 matches, under the D5 stall threshold) about 45 minutes apart at that load,
+a little rarer than the previous (700, 10, 1000)."""
 
 
 def create_app(
