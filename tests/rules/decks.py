@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from spectacular_bid.rules.actions import Action, Deal, Draw, Event, Play
-from spectacular_bid.rules.board import parse_placement
 from spectacular_bid.rules.match import Match
+from spectacular_bid.rules.notation import parse_placement, parse_tile
 from spectacular_bid.rules.round import HAND_SIZE
-from spectacular_bid.rules.tiles import TILES, Tile, parse_tile
+from spectacular_bid.rules.tiles import TILES, Tile
 
 BONEYARD_SIZE = len(TILES) - 2 * HAND_SIZE
 

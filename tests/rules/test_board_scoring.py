@@ -17,6 +17,7 @@ from spectacular_bid.rules.actions import (
 from spectacular_bid.rules.board import Board, Joint, Place, Side
 from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.match import Phase
+from spectacular_bid.rules.notation import parse_moves, parse_placement
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
 
@@ -28,6 +29,12 @@ FIRST, SECOND = Seat.FIRST, Seat.SECOND
 def t(text: str) -> Tile:
     a, b = text.split("-")
     return Tile.of(int(a), int(b))
+
+
+def push(board: Board, move: str) -> int:
+    """Lay one placement written in Appendix A notation; return the award (R3.5)."""
+    tile, at = parse_placement(move)
+    return board.place(tile, at)
 
 
 def p(tile: str, side: Side) -> Place:
@@ -86,7 +93,7 @@ LONG = (
     ids=["1-4", "spinner-on-non-double-opening", "3-6-6-6", "0-0", "2-2", "long-sequence"],
 )
 def test_r3_appendix_b_board_descriptions(moves: str, description: str) -> None:
-    assert Board.from_moves(moves).describe() == description
+    assert parse_moves(moves).describe() == description
 
 
 @pytest.mark.parametrize(
@@ -114,7 +121,7 @@ def test_r3_appendix_b_board_descriptions(moves: str, description: str) -> None:
 def test_r3_4_appendix_b_long_sequence_step_by_step(
     step: int, ends: list[tuple[str, int]], award: int, open_places: list[Place] | None
 ) -> None:
-    board = Board.from_moves(" ".join(LONG.split()[:step]))
+    board = parse_moves(" ".join(LONG.split()[:step]))
     assert board.scoring_ends() == [(t(tile), value) for tile, value in ends]
     assert board.ends_sum == sum(value for _, value in ends)
     assert board.award == award
@@ -123,35 +130,35 @@ def test_r3_4_appendix_b_long_sequence_step_by_step(
 
 
 def test_r3_1_a_tile_joins_only_an_open_place_showing_one_of_its_halves() -> None:
-    board = Board.from_moves("1-4")
+    board = parse_moves("1-4")
     assert board.places_for(t("4-6")) == [p("1-4", Side.LARGER)]
     assert board.places_for(t("0-1")) == [p("1-4", Side.SMALLER)]
     assert board.places_for(t("1-4")) == [p("1-4", Side.LARGER), p("1-4", Side.SMALLER)]
     assert board.places_for(t("2-3")) == []
     with pytest.raises(IllegalActionError, match=r"does not match"):
         board.place(t("2-3"), p("1-4", Side.LARGER))
-    assert board == Board.from_moves("1-4")
+    assert board == parse_moves("1-4")
 
 
 def test_r3_2_only_the_first_double_played_is_a_spinner() -> None:
-    board = Board.from_moves("1-4 1-1@1-4:smaller")
+    board = parse_moves("1-4 1-1@1-4:smaller")
     assert board.spinner == t("1-1")
-    board.push_notation("4-4@1-4:larger")
+    push(board, "4-4@1-4:larger")
     assert board.spinner == t("1-1")
     # The second double has line B only: no branches, ever.
     assert [pl for pl in board.open_places() if pl.tile == t("4-4")] == [p("4-4", Side.LINE_B)]
-    board.push_notation("3-4@4-4:lineB")
+    push(board, "3-4@4-4:lineB")
     assert [pl for pl in board.open_places() if pl.tile == t("4-4")] == []
 
 
 def test_r3_2_the_spinner_branches_open_only_when_both_line_sides_are_filled() -> None:
-    board = Board.from_moves("2-2")
+    board = parse_moves("2-2")
     assert board.open_places() == [p("2-2", Side.LINE_A), p("2-2", Side.LINE_B)]
-    board.push_notation("2-5@2-2:lineA")
+    push(board, "2-5@2-2:lineA")
     assert board.open_places() == [p("2-2", Side.LINE_B), p("2-5", Side.LARGER)]
     with pytest.raises(IllegalActionError, match="not an open place"):
-        board.push_notation("2-3@2-2:branchA")
-    board.push_notation("2-3@2-2:lineB")
+        push(board, "2-3@2-2:branchA")
+    push(board, "2-3@2-2:lineB")
     assert board.open_places() == [
         p("2-2", Side.BRANCH_A),
         p("2-2", Side.BRANCH_B),
@@ -161,7 +168,7 @@ def test_r3_2_the_spinner_branches_open_only_when_both_line_sides_are_filled() -
 
 
 def test_r3_3_doubles_join_with_line_a_and_non_doubles_with_the_matching_half() -> None:
-    board = Board.from_moves("1-4 1-1@1-4:smaller 4-4@1-4:larger 3-4@4-4:lineB 1-2@1-1:lineB")
+    board = parse_moves("1-4 1-1@1-4:smaller 4-4@1-4:larger 3-4@4-4:lineB 1-2@1-1:lineB")
     assert board.joints() == [
         Joint(p("1-4", Side.SMALLER), p("1-1", Side.LINE_A)),
         Joint(p("1-4", Side.LARGER), p("4-4", Side.LINE_A)),
@@ -174,28 +181,28 @@ def test_r3_3_doubles_join_with_line_a_and_non_doubles_with_the_matching_half() 
 
 
 def test_r3_4_an_opening_spinner_counts_both_halves_until_both_lines_are_filled() -> None:
-    board = Board.from_moves("2-2")
+    board = parse_moves("2-2")
     assert board.ends_sum == 4
-    board.push_notation("2-5@2-2:lineA")
+    push(board, "2-5@2-2:lineA")
     assert board.scoring_ends() == [(t("2-2"), 4), (t("2-5"), 5)]
     assert board.ends_sum == 9
-    board.push_notation("2-3@2-2:lineB")
+    push(board, "2-3@2-2:lineB")
     # both line sides filled: the spinner counts nothing, its open branches count zero
     assert board.scoring_ends() == [(t("2-3"), 3), (t("2-5"), 5)]
     assert board.ends_sum == 8
-    board.push_notation("2-6@2-2:branchA")
+    push(board, "2-6@2-2:branchA")
     assert board.ends_sum == 3 + 5 + 6
 
 
 def test_r3_4_a_double_at_the_end_of_a_branch_counts_both_halves_and_is_no_spinner() -> None:
-    board = Board.from_moves(" ".join(LONG.split()[:6]))
+    board = parse_moves(" ".join(LONG.split()[:6]))
     assert board.ends_sum == 10
-    board.push_notation("5-5@1-5:larger")
+    push(board, "5-5@1-5:larger")
     assert board.spinner == t("1-1")
     assert board.scoring_ends() == [(t("1-2"), 2), (t("3-4"), 3), (t("5-5"), 10)]
     assert board.award == 15
     assert [pl for pl in board.open_places() if pl.tile == t("5-5")] == [p("5-5", Side.LINE_B)]
-    board.push_notation("0-5@5-5:lineB")
+    push(board, "0-5@5-5:lineB")
     assert board.scoring_ends() == [(t("0-5"), 0), (t("1-2"), 2), (t("3-4"), 3)]
 
 
@@ -212,7 +219,7 @@ def test_r3_5_zero_sum_of_a_0_0_opening_transfers_nothing() -> None:
     [("2-2", 4), ("1-4 1-1@1-4:smaller", 6), ("3-6 6-6@3-6:larger 3-4@3-6:smaller", 16)],
 )
 def test_r3_5_sums_that_are_not_multiples_of_5_award_nothing(moves: str, ends_sum: int) -> None:
-    board = Board.from_moves(moves)
+    board = parse_moves(moves)
     assert board.ends_sum == ends_sum
     assert board.award == 0
 

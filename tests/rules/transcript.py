@@ -66,11 +66,11 @@ from spectacular_bid.rules.actions import (
     RoundEnded,
     Transferred,
 )
-from spectacular_bid.rules.board import format_placement, parse_placement
 from spectacular_bid.rules.errors import NotationError, RulesError
 from spectacular_bid.rules.match import Match, Phase
+from spectacular_bid.rules.notation import parse_placement, parse_tile, placement_text, tile_text
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
-from spectacular_bid.rules.tiles import TILES, Tile, parse_tile
+from spectacular_bid.rules.tiles import TILES, Tile
 
 HEADER: Final = (
     "# Spectacular Bid golden playthrough (format and regeneration: tests/rules/transcript.py)."
@@ -96,9 +96,9 @@ def _pair(values: BySeat[int] | list[int]) -> str:
 def format_action(action: Action) -> str:
     """An input line: ``deal …``, ``first play 1-1@1-4:smaller``, ``second draw``…"""
     if isinstance(action, Deal):
-        return "deal " + " ".join(t.notation() for t in action.deck)
+        return "deal " + " ".join(tile_text(t) for t in action.deck)
     if isinstance(action, Play):
-        return f"{action.seat} play {format_placement(action.tile, action.at)}"
+        return f"{action.seat} play {placement_text(action.tile, action.at)}"
     if isinstance(action, Bid):
         return f"{action.seat} bid {action.amount}"
     if isinstance(action, Draw):
@@ -148,7 +148,7 @@ def format_event(event: Event) -> str:
             f"({_pair(event.balances)})"
         )
     if isinstance(event, Played):
-        move = format_placement(event.tile, event.at)
+        move = placement_text(event.tile, event.at)
         return f"played {event.seat} {move}: sum {event.ends_sum}, award {event.award}"
     if isinstance(event, Drew):
         return f"drew {event.seat} {event.tile}, boneyard {event.boneyard_count}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from spectacular_bid.rules.board import Place
+from spectacular_bid.rules.notation import placement_text
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
 
@@ -58,9 +59,7 @@ class Play:
     at: Place | None = None
 
     def __str__(self) -> str:
-        if self.at is None:
-            return self.tile.notation()
-        return f"{self.tile.notation()}@{self.at.notation()}"
+        return placement_text(self.tile, self.at)
 
 
 @dataclass(frozen=True, slots=True)

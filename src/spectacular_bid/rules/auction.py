@@ -56,14 +56,6 @@ class Auction:
     def __repr__(self) -> str:
         return f"Auction(jockey={self.jockey!r}, bids={self.bids!r})"
 
-    @property
-    def high_bid(self) -> int | None:
-        return self.bids[-1][1] if self.bids else None
-
-    @property
-    def high_bidder(self) -> Seat | None:
-        return self.bids[-1][0] if self.bids else None
-
     def min_amount(self) -> int:
         """The lowest legal bid now: 15 to open the bidding, else the standing bid plus 5."""
         return self.bids[-1][1] + BID_STEP if self.bids else MIN_BID

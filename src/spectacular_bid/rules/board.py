@@ -6,6 +6,9 @@ double with an open line side counts both halves once.
 
 Internally a place is a small integer ``anchor * 8 + side`` so the sets of open places stay tiny
 lists of ints and every value and score is a table lookup.
+
+Placement notation (``1-1@1-4:smaller``) is read and written by :mod:`.notation`:
+``parse_moves`` builds a board from it and ``moves_text`` writes one back.
 """
 
 from __future__ import annotations
@@ -13,17 +16,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final, NamedTuple
 
-from spectacular_bid.rules.errors import IllegalActionError, NotationError
-from spectacular_bid.rules.tiles import (
-    HIGH,
-    IS_DOUBLE,
-    LOW,
-    NAMES,
-    TILES,
-    VALUE_MASK,
-    Tile,
-    parse_tile,
-)
+from spectacular_bid.rules.errors import IllegalActionError
+from spectacular_bid.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, TILES, VALUE_MASK, Tile
 
 
 class Side(IntEnum):
@@ -41,19 +35,11 @@ class Side(IntEnum):
         """The side's name in running text: ``larger end``, ``line A``…"""
         return SIDE_TEXT[self]
 
-    @property
-    def notation(self) -> str:
-        """The side's name in placement notation: ``larger``, ``lineA``…"""
-        return SIDE_NOTATION[self]
-
 
 SIDES: Final = tuple(Side)
 SIDE_TEXT: Final = ("larger end", "smaller end", "line A", "line B", "branch A", "branch B")
-SIDE_NOTATION: Final = ("larger", "smaller", "lineA", "lineB", "branchA", "branchB")
-_SIDE_BY_NOTATION: Final = {name: SIDES[i] for i, name in enumerate(SIDE_NOTATION)}
 
 _LINE_SIDES: Final = (Side.LINE_A, Side.LINE_B)
-_BRANCH_SIDES: Final = (Side.BRANCH_A, Side.BRANCH_B)
 
 
 def _place_value(tile: int, side: int) -> int:
@@ -113,10 +99,6 @@ CODE_MATCHES: Final = tuple(VALUE_MASK[v] if v >= 0 else 0 for v in PLACE_VALUE)
 """For each place code, the mask of the tiles that fit there (R3.1)."""
 
 
-def place_code(tile: Tile, side: Side) -> int:
-    return tile * 8 + side
-
-
 class Place(NamedTuple):
     """An open place on the board: a side of a tile already laid."""
 
@@ -134,9 +116,6 @@ class Place(NamedTuple):
     def __str__(self) -> str:
         return f"{self.tile} ({self.side.text}, {self.value})"
 
-    def notation(self) -> str:
-        return f"{self.tile.notation()}:{self.side.notation}"
-
 
 PLACES: Final[tuple[Place | None, ...]] = tuple(
     Place(TILES[code >> 3], SIDES[code & 7])
@@ -144,13 +123,7 @@ PLACES: Final[tuple[Place | None, ...]] = tuple(
     else None
     for code in range(PLACE_CODES)
 )
-
-
-def place_at(code: int) -> Place:
-    place = PLACES[code] if 0 <= code < PLACE_CODES else None
-    if place is None:
-        raise ValueError(f"invalid place code: {code!r}")
-    return place
+"""The place of each code, None where a tile of that kind has no such side (R3.2, R3.3)."""
 
 
 class Joint(NamedTuple):
@@ -202,8 +175,11 @@ class Board:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        moves = " ".join(self.moves())
-        return f"Board.from_moves({moves!r})"
+        """The call that rebuilds the board: ``parse_moves('1-4 1-1@1-4:smaller')``. The import
+        is here because notation imports this module (so it cannot be imported at load time)."""
+        from spectacular_bid.rules.notation import moves_text
+
+        return f"parse_moves({moves_text(self)!r})"
 
     # -- reading --------------------------------------------------------------------------
 
@@ -248,15 +224,6 @@ class Board:
             for c in sorted(self.open_codes)
             if PLACE_VALUE[c] == lo or PLACE_VALUE[c] == hi
         ]
-
-    def moves(self) -> list[str]:
-        """The placement notation that rebuilds this board."""
-        if not self.tiles:
-            return []
-        out = [self.tiles[0].notation()]
-        for old, new in self._joints:
-            out.append(f"{TILES[new >> 3].notation()}@{place_at(old).notation()}")
-        return out
 
     # -- changing -------------------------------------------------------------------------
 
@@ -322,20 +289,7 @@ class Board:
         self.lay(tile, self.check_placement(tile, place))
         return self.award
 
-    # -- notation -------------------------------------------------------------------------
-
-    def push_notation(self, move: str) -> int:
-        """Lay a tile given in placement notation (``1-4``, ``1-1@1-4:smaller``); return the
-        award."""
-        tile, place = parse_placement(move)
-        return self.place(tile, place)
-
-    @classmethod
-    def from_moves(cls, moves: str) -> Board:
-        board = cls()
-        for move in moves.split():
-            board.push_notation(move)
-        return board
+    # -- description ----------------------------------------------------------------------
 
     def describe(self) -> str:
         """The one-line board description of Appendix A."""
@@ -351,36 +305,3 @@ class Board:
             f"Joints: {joints}. Open places: {places}. Scoring ends: {ends_text}. "
             f"Sum: {values} = {total}. Award: {self.award}."
         )
-
-
-def parse_side(text: str) -> Side:
-    try:
-        return _SIDE_BY_NOTATION[text]
-    except KeyError:
-        expected = ", ".join(SIDE_NOTATION)
-        raise NotationError(f"invalid side: {text!r} (expected one of {expected})") from None
-
-
-def parse_placement(text: str) -> tuple[Tile, Place | None]:
-    """Parse Appendix A placement notation: ``1-4`` (an opening) or ``TILE@AT:SIDE``."""
-    if "@" not in text:
-        try:
-            return parse_tile(text), None
-        except NotationError:
-            raise NotationError(f"invalid placement: {text!r}") from None
-    tile_text, _, rest = text.partition("@")
-    at_text, colon, side_text = rest.partition(":")
-    if not colon:
-        raise NotationError(f"invalid placement: {text!r} (expected TILE@AT:SIDE)")
-    tile = parse_tile(tile_text)
-    at = parse_tile(at_text)
-    side = parse_side(side_text)
-    if not _side_fits(at, side):
-        raise NotationError(f"invalid placement: {text!r} ({at} has no {side.text})")
-    return tile, Place(at, side)
-
-
-def format_placement(tile: Tile, place: Place | None) -> str:
-    if place is None:
-        return tile.notation()
-    return f"{tile.notation()}@{place.notation()}"

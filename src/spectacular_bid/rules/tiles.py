@@ -1,9 +1,10 @@
-"""Tiles of the double-six set (R2.1) and their notation (Appendix A).
+"""Tiles of the double-six set (R2.1).
 
 A :class:`Tile` is an ``int`` from 0 to 27 ordered by (low half, high half), so tiles sort the way
 Appendix A sorts them and serve directly as indexes into the precomputed tables below and as bit
 positions in hand masks. Only the 28 interned instances in :data:`TILES` exist; build one with
-:meth:`Tile.of` or :func:`parse_tile`.
+:meth:`Tile.of` or :func:`spectacular_bid.rules.notation.parse_tile`, which owns the ``1-4``
+notation with its formatter.
 """
 
 from __future__ import annotations
@@ -40,12 +41,6 @@ class Tile(int):
         """True when one of the halves shows ``value`` (R3.1)."""
         return bool(VALUE_MASK[value] >> self & 1)
 
-    def other_half(self, value: int) -> int:
-        """The half opposite the one showing ``value``."""
-        if not self.has(value):
-            raise ValueError(f"{self} has no half {value}")
-        return HIGH[self] if LOW[self] == value else LOW[self]
-
     @classmethod
     def of(cls, a: int, b: int) -> Tile:
         """The tile with halves ``a`` and ``b`` in either order."""
@@ -60,8 +55,12 @@ class Tile(int):
         return f"Tile.of({LOW[self]}, {HIGH[self]})"
 
     def notation(self) -> str:
-        """The compact move notation of Appendix A: ``1-4``."""
-        return f"{LOW[self]}-{HIGH[self]}"
+        """``1-4``: a shim for service/, which calls it until it uses
+        :func:`spectacular_bid.rules.notation.tile_text`; remove it then. The import is in the
+        body because notation imports this module."""
+        from spectacular_bid.rules.notation import tile_text
+
+        return tile_text(self)
 
 
 def _build() -> tuple[list[Tile], list[int], list[int]]:
@@ -104,25 +103,3 @@ def tiles_in(mask: int) -> list[Tile]:
         out.append(TILES[low_bit.bit_length() - 1])
         mask ^= low_bit
     return out
-
-
-def mask_of(tiles: list[Tile] | tuple[Tile, ...]) -> int:
-    mask = 0
-    for t in tiles:
-        mask |= 1 << t
-    return mask
-
-
-_PIP_DIGITS: Final = "0123456"
-
-
-def parse_tile(text: str) -> Tile:
-    """Parse ``1-4``, ``4-1``, ``[1|4]`` or ``1|4``; raise :class:`NotationError` otherwise."""
-    body = text.strip()
-    if body.startswith("[") and body.endswith("]"):
-        body = body[1:-1]
-    for sep in ("-", "|"):
-        parts = body.split(sep)
-        if len(parts) == 2 and all(len(p) == 1 and p in _PIP_DIGITS for p in parts):
-            return BY_HALVES[int(parts[0])][int(parts[1])]
-    raise NotationError(f"invalid tile: {text!r}")

@@ -26,7 +26,7 @@ from spectacular_bid.rules.actions import (
 from spectacular_bid.rules.auction import bid_cost
 from spectacular_bid.rules.board import Joint, Place
 from spectacular_bid.rules.match import Match, Phase
-from spectacular_bid.rules.seats import SEATS, BySeat, Seat
+from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
 
 
@@ -244,14 +244,6 @@ def view_for(match: Match, viewer: Seat | None) -> MatchView:
         last_round=_last_round(match),
         result=match.result,
     )
-
-
-def spectator_view(match: Match) -> MatchView:
-    return view_for(match, None)
-
-
-def seat_views(match: Match) -> BySeat[MatchView]:
-    return BySeat(view_for(match, SEATS[0]), view_for(match, SEATS[1]))
 
 
 def event_for(viewer: Seat | None, event: Event) -> Event:

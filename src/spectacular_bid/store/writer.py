@@ -92,10 +92,6 @@ class GroupCommitWriter:
         self.batches = 0
         """Transactions committed so far (for tests and the benchmark)."""
 
-    @property
-    def is_running(self) -> bool:
-        return self._accepting
-
     def start(self) -> None:
         if self._task is not None:
             raise RuntimeError("the writer has already been started")
@@ -234,8 +230,8 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
             await _insert_events(conn, record["events"])
 
 
-SQLITE_ROWS_PER_INSERT: Final = 4_000
-"""Event rows per SQLite INSERT: 8 values a row stays under its 32,766 bound parameters."""
+SQLITE_ROWS_PER_INSERT: Final = 32_766 // len(EVENT_COLUMNS)
+"""Event rows per SQLite INSERT that stay under its default 32,766 bound parameters."""
 
 
 async def _insert_events(conn: AsyncConnection, rows: list[tuple[Any, ...]]) -> None:
