@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchMode,
     MatchRecord,
@@ -42,7 +42,9 @@ def match(
     )
 
 
-def event(match_id: str, version: int, *, command: JSON = None) -> EventRecord:
+def event(
+    match_id: str, version: int, *, command: JSON = None, received_ms: int | None = None
+) -> EventRecord:
     return EventRecord(
         match_id=match_id,
         version=version,
@@ -55,6 +57,7 @@ def event(match_id: str, version: int, *, command: JSON = None) -> EventRecord:
         wall_ms=WALL_MS + version,
         mono_ms=9_000_000_000 + version,
         clock={"running": "second", "bank_ms": {"first": 299_000, "second": 300_000}},
+        received_ms=received_ms,
     )
 
 

@@ -74,10 +74,6 @@ def database_url(url: str | URL) -> URL:
     return parsed.set(drivername=driver)
 
 
-def is_sqlite(url: str | URL) -> bool:
-    return database_url(url).get_backend_name() == "sqlite"
-
-
 def sqlite_path(url: str | URL) -> Path | None:
     """The file of a SQLite URL; None for any other database."""
     target = database_url(url)

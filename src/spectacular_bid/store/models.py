@@ -147,3 +147,7 @@ class MatchEvent(Base):
     """The server's monotonic clock at that moment, the time base of the match clock."""
     clock: Mapped[Any]
     """The clock reading after the version."""
+    received_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """When the server received the command, on the same monotonic clock: the time its clock
+    charge was taken at (R7.7). NULL in versions stored before revision 6c07a19aca3a added it,
+    whose replay infers it from the clock readings."""

@@ -88,6 +88,7 @@ EVENT_COLUMNS: Final = (
     "recorded_at",
     "monotonic_ms",
     "clock",
+    "received_ms",
 )
 """The order of the values of :func:`event_values`."""
 
@@ -113,6 +114,7 @@ def event_values(event: EventRecord, dialect: str) -> tuple[Any, ...]:
         recorded_at,
         event.mono_ms,
         encode_json(event.clock),
+        event.received_ms,
     )
 
 
@@ -126,6 +128,7 @@ def event_record(row: MatchEvent) -> EventRecord:
         wall_ms=ms_from_datetime(row.recorded_at),
         mono_ms=row.monotonic_ms,
         clock=row.clock,
+        received_ms=row.received_ms,
     )
 
 

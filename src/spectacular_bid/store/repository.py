@@ -19,8 +19,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
-from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchRecord,
     MatchStatus,
