@@ -31,8 +31,10 @@ from spectacular_bid.clock import MatchClock
 from spectacular_bid.rules.actions import Deal
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.tiles import TILES
-from spectacular_bid.service.codec import JSON, action_json, event_json, to_json
+from spectacular_bid.service.codec import clock_json, command_json, event_json
+from spectacular_bid.service.commands import SaltedDeal
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchMode,
     MatchRecord,
@@ -69,10 +71,11 @@ def sample_payloads(rng: random.Random, count: int = 500) -> list[Payload]:
                 action = legal[rng.randrange(len(legal))]
             events = match.apply(action)
             seat = getattr(action, "seat", None)
+            recorded = SaltedDeal(action.deck, "0" * 32) if isinstance(action, Deal) else action
             payloads.append(
                 (
                     None if seat is None else str(seat),
-                    action_json(action),
+                    command_json(recorded),
                     [event_json(e) for e in events],
                 )
             )
@@ -126,7 +129,7 @@ async def _repeat(
     store: SqlStore, payloads: list[Payload], load: Load, seconds: float, rng: random.Random
 ) -> dict[str, float]:
     ids = await _set_up(store, uuid.uuid4().hex[:12], load.matches)
-    clock = to_json(MatchClock.new().reading(0))
+    clock = clock_json(MatchClock.new().reading(0))
     # What exists now lives through the run: keep the collector from scanning it again and
     # again, so its pauses over the simulation's own objects stay out of the store's figures.
     gc.collect()

@@ -1,0 +1,173 @@
+"""The load of ``specbid bench server``: many matches played over HTTP and WebSockets at once.
+
+The driver makes two guests per match slot, creates and joins invite matches, and connects both
+seats and one spectator to each; when a match ends the slot starts another. A few extra matches,
+started one after another over the measured window, are left to time out (R7.7: never early).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+from spectacular_bid.bench.server_players import Player, Stats, spectate
+from spectacular_bid.bench.server_process import cpu_seconds
+
+_TIMEOUT_BANK_MS = 1_500
+_TIMEOUT_DELAY_MS = 500
+_TIMEOUT_SETTLE_S = 4.0
+"""A time-out match started this long before the window ends still flags inside it."""
+_WARMUP_S = 5.0
+_SETUP_S = 300
+"""How long every match slot may take to connect before the window starts anyway."""
+
+
+@dataclass(frozen=True)
+class Load:
+    """What a run asks of the server: its size, the players' think time, and the seed."""
+
+    matches: int
+    """Match slots played at once, each starting a new match when its last one ends."""
+    seconds: float
+    """The measured window."""
+    think_ms: tuple[int, int]
+    """A seat's think time before each command is drawn uniformly from this range."""
+    timeout_matches: int
+    seed: int
+
+
+class Driver:
+    """One run's HTTP client and connection gates, and the loop each match slot plays."""
+
+    def __init__(self, base: str, stats: Stats, think_ms: tuple[int, int], seed: int) -> None:
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://")
+        self.stats = stats
+        self.think_ms = think_ms
+        self.rng = random.Random(seed)
+        self.http = httpx.AsyncClient(base_url=base, timeout=60)
+        self.connect_gate = asyncio.Semaphore(64)
+        self.http_gate = asyncio.Semaphore(32)
+        """httpx's pool slows down badly with thousands of waiting requests: queue them here."""
+
+    async def guest(self, name: str) -> str:
+        async with self.http_gate:
+            r = await self.http.post("/api/session", json={"name": name})
+        r.raise_for_status()
+        token: str = r.json()["token"]
+        return token
+
+    async def new_match(self, tokens: tuple[str, str], clock: dict[str, int] | None) -> str:
+        body: dict[str, Any] = {"mode": "invite", **(clock or {})}
+        async with self.http_gate:
+            r = await self.http.post(
+                "/api/matches", json=body, headers={"Authorization": f"Bearer {tokens[0]}"}
+            )
+        r.raise_for_status()
+        match_id: str = r.json()["id"]
+        async with self.http_gate:
+            r = await self.http.post(
+                f"/api/matches/{match_id}/join", headers={"Authorization": f"Bearer {tokens[1]}"}
+            )
+        r.raise_for_status()
+        return match_id
+
+    async def open_ws(self, match_id: str, token: str | None) -> ClientConnection:
+        query = f"?token={token}" if token else ""
+        async with self.connect_gate:
+            return await connect(
+                f"{self.ws_base}/ws/matches/{match_id}{query}",
+                compression=None,
+                max_size=2**22,
+                open_timeout=60,
+            )
+
+    async def play_matches(
+        self, index: int, until: float, *, passive: bool = False, after_s: float = 0.0
+    ) -> None:
+        await asyncio.sleep(after_s)
+        tokens = (await self.guest(f"p{index}a"), await self.guest(f"p{index}b"))
+        clock = {"bank_ms": _TIMEOUT_BANK_MS, "delay_ms": _TIMEOUT_DELAY_MS} if passive else None
+        first = not passive
+        while time.perf_counter() < until:
+            match_id = await self.new_match(tokens, clock)
+            sockets: list[ClientConnection] = []
+            tasks: list[asyncio.Task[None]] = []
+            try:
+                for token in (*tokens, None):
+                    sockets.append(await self.open_ws(match_id, token))
+                seats = [
+                    Player(ws, match_id, self.stats, self.think_ms, self.rng, passive=passive)
+                    for ws in sockets[:2]
+                ]
+                done = asyncio.Event()
+                tasks = [asyncio.create_task(s.run()) for s in seats]
+                tasks.append(asyncio.create_task(spectate(sockets[2], done)))
+                if first:
+                    self.stats.connected += 1
+                    first = False
+                remaining = until - time.perf_counter()
+                waits = [asyncio.create_task(s.done.wait()) for s in seats]
+                try:
+                    await asyncio.wait(waits, timeout=max(0.1, remaining))
+                finally:
+                    for wait in waits:
+                        wait.cancel()
+                self.stats.matches_finished += all(s.done.is_set() for s in seats)
+                done.set()
+            finally:
+                # Also when the run ends (this task is cancelled): every socket is closed.
+                for ws in sockets:
+                    with contextlib.suppress(Exception):
+                        await ws.close()
+                for task in tasks:
+                    task.cancel()
+            if passive:
+                return
+
+
+async def drive(base: str, load: Load, server_pid: int) -> Stats:
+    """Connect every match slot, warm up, then measure for ``load.seconds``."""
+    # This process is the measuring instrument: its own collector's pauses would be counted as
+    # the server's latency. Its start-up objects are frozen, and during the measured window its
+    # collector is off; its garbage waits for the end of the window.
+    gc.collect()
+    gc.freeze()
+    stats = Stats()
+    driver = Driver(base, stats, load.think_ms, load.seed)
+    matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
+    until = time.perf_counter() + _SETUP_S + _WARMUP_S + seconds
+    tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
+    setup_deadline = time.perf_counter() + _SETUP_S
+    while stats.connected < matches and time.perf_counter() < setup_deadline:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(_WARMUP_S)
+    gc.disable()
+    stats.measuring = True
+    cpu_before = cpu_seconds(server_pid)
+    # Time-outs come one by one over the window, as they would among people; started all at once
+    # they would flag in the same millisecond and measure a burst no real load has.
+    spread_s = max(0.0, seconds - _TIMEOUT_SETTLE_S)
+    passive = [
+        asyncio.create_task(
+            driver.play_matches(matches + i, until, passive=True, after_s=i * spread_s / timeouts)
+        )
+        for i in range(timeouts)
+    ]
+    await asyncio.sleep(seconds)
+    stats.measuring = False
+    gc.enable()
+    stats.server_cpu_s = cpu_seconds(server_pid) - cpu_before
+    for task in tasks + passive:
+        task.cancel()
+    await asyncio.gather(*tasks, *passive, return_exceptions=True)
+    await driver.http.aclose()
+    return stats

@@ -1,0 +1,187 @@
+"""The players of ``specbid bench server``: seats playing random legal moves, and their counts.
+
+Each seat acts only when the server's view says it may, after a think time, like a person; it
+times a command from its send to the opponent's receipt of the update it caused (issue 3's
+latency), and a passive seat that never moves measures how late the server flags it (R7.7).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+
+
+@dataclass
+class Stats:
+    """What one run counts: the seats' figures (most only while ``measuring``, in the window)
+    and the server's CPU time over the window."""
+
+    sent_at: dict[tuple[str, int], tuple[float, int]] = field(default_factory=dict)
+    latencies_ms: list[float] = field(default_factory=list)
+    commands: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    flag_lateness_ms: list[int] = field(default_factory=list)
+    server_cpu_s: float = 0.0
+    matches_finished: int = 0
+    disconnects: int = 0
+    connected: int = 0
+    flagged_matches: set[str] = field(default_factory=set)
+    server_closes: dict[int, int] = field(default_factory=dict)
+    ended: dict[str, int] = field(default_factory=dict)
+    """Why the played (not time-out) matches ended in the window, as their seats saw it."""
+    measuring: bool = False
+
+
+def choose(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A uniformly random command among everything the server says is legal."""
+    options: list[dict[str, Any]] = []
+    for play in legal.get("plays", []):
+        places = play.get("places") or [None]
+        for at in places:
+            options.append({"type": "play", "tile": play["tile"], "at": at})
+    if legal.get("can_draw"):
+        options.append({"type": "draw"})
+    if legal.get("can_decline"):
+        options.append({"type": "decline"})
+    if legal.get("can_accept"):
+        options.append({"type": "accept"})
+    for bid in legal.get("bids", []):
+        options.append({"type": "bid", "amount": bid["amount"]})
+    return rng.choice(options)
+
+
+class Player:
+    """One player's connection: acts when the server says it may, after a think time."""
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        match_id: str,
+        stats: Stats,
+        think_ms: tuple[int, int],
+        rng: random.Random,
+        *,
+        passive: bool = False,
+    ) -> None:
+        self.ws = ws
+        self.match_id = match_id
+        self.stats = stats
+        self.think_ms = think_ms
+        self.rng = rng
+        self.passive = passive
+        self.version = -1
+        self.pending: asyncio.Task[None] | None = None
+        self.done = asyncio.Event()
+        self.last_deadline: int | None = None
+        self.last_match: dict[str, Any] | None = None
+
+    async def run(self) -> None:
+        try:
+            async for raw in self.ws:
+                self.on_message(json.loads(raw))
+                if self.done.is_set():
+                    break
+        except Exception:
+            self.stats.disconnects += 1
+        finally:
+            code = self.ws.close_code
+            if code is not None and not self.done.is_set() and self.stats.measuring:
+                # Closed by the server before the match ended (1013: dropped for falling behind).
+                self.stats.server_closes[code] = self.stats.server_closes.get(code, 0) + 1
+            self.done.set()
+
+    def on_message(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        if kind == "error":
+            code = msg.get("code", "?")
+            self.stats.errors[code] = self.stats.errors.get(code, 0) + 1
+            if code == "stale_version" and self.last_match is not None:
+                # Another command got in first (both pressed Start): decide again on what we
+                # know now, like a client that refreshes.
+                self._decide(self.last_match)
+            return
+        if kind not in ("state", "update"):
+            return
+        version = msg["version"]
+        if kind == "update":
+            key = (self.match_id, version)
+            sent = self.stats.sent_at.get(key)
+            if sent is not None and sent[1] != id(self):
+                del self.stats.sent_at[key]
+                if self.stats.measuring:
+                    self.stats.latencies_ms.append((time.perf_counter() - sent[0]) * 1000)
+        self.version = version
+        match = msg["match"]
+        self.last_match = match
+        clock = match.get("clock") or {}
+        if match.get("status") in ("finished", "aborted"):
+            counted = match.get("audience") == "first" and not self.passive  # once per match
+            if counted and not self.done.is_set() and self.stats.measuring:
+                reason = (match.get("result") or {}).get("reason", "?")
+                self.stats.ended[reason] = self.stats.ended.get(reason, 0) + 1
+            if (
+                self.passive
+                and self.last_deadline is not None
+                and self.stats.measuring
+                and self.match_id not in self.stats.flagged_matches
+            ):
+                self.stats.flagged_matches.add(self.match_id)
+                self.stats.flag_lateness_ms.append(clock["now_ms"] - self.last_deadline)
+            self.done.set()
+            return
+        if clock.get("deadline_ms") is not None:
+            self.last_deadline = clock["deadline_ms"]
+        self._decide(match)
+
+    def _decide(self, match: dict[str, Any]) -> None:
+        version = self.version
+        if self.passive:
+            if match.get("phase") == "awaiting_deal" and not self._ready(match):
+                self._send({"type": "start", "version": version})
+            return
+        if self.pending is not None and not self.pending.done():
+            self.pending.cancel()
+        command: dict[str, Any] | None = None
+        if match.get("legal"):
+            command = choose(match["legal"], self.rng)
+        elif match.get("phase") == "awaiting_deal" and not self._ready(match):
+            command = {"type": "start"}
+        if command is not None:
+            command["version"] = version
+            self.pending = asyncio.get_running_loop().create_task(self._act_later(command))
+
+    def _ready(self, match: dict[str, Any]) -> bool:
+        audience = match.get("audience")
+        ready = match.get("ready") or {}
+        return bool(ready.get(audience))
+
+    async def _act_later(self, command: dict[str, Any]) -> None:
+        low, high = self.think_ms
+        if high > 0:
+            await asyncio.sleep(self.rng.uniform(low, high) / 1000)
+        self._send(command)
+
+    def _send(self, command: dict[str, Any]) -> None:
+        key = (self.match_id, command["version"] + 1)
+        self.stats.sent_at[key] = (time.perf_counter(), id(self))
+        self.stats.commands += self.stats.measuring
+        asyncio.get_running_loop().create_task(self._send_now(json.dumps(command)))
+
+    async def _send_now(self, text: str) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.send(text)
+
+
+async def spectate(ws: ClientConnection, done: asyncio.Event) -> None:
+    """Read a spectator's frames, as a browser would, until ``done``."""
+    with contextlib.suppress(Exception):
+        async for _ in ws:
+            if done.is_set():
+                break

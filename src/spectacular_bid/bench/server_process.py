@@ -1,0 +1,110 @@
+"""The server under test for ``specbid bench server``: its own ``specbid serve`` process.
+
+A separate process, so that the figures are the server's alone: its CPU time and peak RSS come
+from ``/proc``, and its log is kept to count the event-loop stalls it reports (D5), which
+would abort running matches and so invalidate a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+import httpx
+
+_SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
+_STALL_LOG = "event loop stalled"
+"""What the server logs when its loop stalls past the D5 threshold (running matches abort)."""
+_READY_S = 30
+"""How long the server may take to answer its first request."""
+
+
+@dataclass
+class ServerProcess:
+    """A running server: where to reach it, and (once it has stopped) what it logged."""
+
+    base: str
+    """The HTTP base URL, on a free loopback port."""
+    pid: int
+    stalls: list[str] = field(default_factory=list)
+    """Every loop-stall line of its log (D5); filled in when the process has stopped."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The high-water mark of process ``pid``'s resident memory, in MiB (0 if unknown)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[ServerProcess]:
+    """Start ``specbid serve`` on a free port, wait until it answers, and stop it on exit.
+
+    With ``DATABASE_URL`` set the server stores in that database (PostgreSQL); otherwise in a
+    scratch SQLite file that goes away with the run.
+    """
+    port = _free_port()
+    env = {**os.environ, "SPECBID_PORT": str(port)}
+    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as data_dir:
+        storage = [] if os.environ.get("DATABASE_URL") else ["--data-dir", data_dir]
+        process = subprocess.Popen(
+            [*_SERVE, "--port", str(port), "--log-level", "warning", *storage],
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+        server = ServerProcess(f"http://127.0.0.1:{port}", process.pid)
+        try:
+            _wait_ready(server.base, process, log)
+            yield server
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.seek(0)
+        text = log.read().decode(errors="replace")
+        server.stalls = [line.strip() for line in text.splitlines() if _STALL_LOG in line]
+
+
+def _wait_ready(base: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    deadline = time.monotonic() + _READY_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            err = log.read().decode(errors="replace")
+            raise RuntimeError(f"the server exited at start: {err[-2000:]}")
+        try:
+            if httpx.get(f"{base}/api/lobby", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the server did not answer within {_READY_S} s")

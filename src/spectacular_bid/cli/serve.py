@@ -1,0 +1,149 @@
+"""``specbid serve``: the game server under uvicorn, its flags over the ``SPECBID_*`` environment,
+and the refusal to start (``--no-upgrade`` on a schema not at head, another server on the
+database) turned into one line on stderr and exit status 1 rather than a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from spectacular_bid.cli.exit_status import EXIT_ERROR, EXIT_FAILED, EXIT_OK
+from spectacular_bid.store.database_lock import DatabaseInUseError
+from spectacular_bid.store.engine import default_sqlite_url
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+SERVE_FLAGS = (
+    ("host", str, "interface to listen on"),
+    ("port", int, "TCP port"),
+    ("bank_ms", int, "each seat's bank for the whole match, ms (R7.1)"),
+    ("delay_ms", int, "the delay of each new decision, ms (R7.2)"),
+    ("grace_ms", int, "a round deals this long after its settlement anyway, ms (D3)"),
+    ("join_timeout_ms", int, "a match not joined by then is aborted, ms (D3)"),
+    ("lag_threshold_ms", int, "an event-loop stall that aborts running matches, ms (D5)"),
+    ("rate_limit_per_s", float, "messages per second allowed per socket"),
+    ("rate_burst", int, "messages allowed in a burst per socket"),
+    ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
+    ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
+    ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
+)
+"""``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
+
+
+def settings_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The ``WebSettings`` fields the flags set; a field left out keeps its environment value."""
+    overrides: dict[str, object] = {
+        name: value for name, _, _ in SERVE_FLAGS if (value := getattr(args, name)) is not None
+    }
+    if args.allowed_origin:
+        overrides["allowed_origins"] = args.allowed_origin
+    if args.data_dir is not None and args.database_url is None:
+        # An explicit folder means its SQLite file, whatever $DATABASE_URL says.
+        overrides["database_url"] = default_sqlite_url(args.data_dir)
+    if args.no_upgrade:
+        overrides["upgrade"] = False
+    return overrides
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    """``specbid serve``: the game server under uvicorn.
+
+    Settings come from ``SPECBID_*`` environment variables, then from flags. The web stack is
+    imported here, not at the top, so ``specbid board`` stays quick to start. A server that finds
+    another one on its database refuses to start: one line on stderr, exit status 1.
+    """
+    import uvicorn
+    from pydantic import ValidationError
+
+    from spectacular_bid.store.migrate import SchemaNotAtHeadError
+    from spectacular_bid.web.app import check_database, create_app
+    from spectacular_bid.web.settings import WebSettings
+
+    try:
+        settings = WebSettings(**settings_overrides(args))  # type: ignore[arg-type]
+        app = create_app(settings, freeze_startup_objects=True)
+    except (ValidationError, ValueError) as exc:
+        print(f"error: invalid settings: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    if not settings.upgrade:
+        # Refuse before the server starts, with the reason and what to run.
+        try:
+            asyncio.run(check_database(settings))
+        except SchemaNotAtHeadError as exc:
+            print(f"error: refusing to start: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+        except (OSError, SQLAlchemyError) as exc:
+            print(f"error: cannot open the database: {exc}", file=sys.stderr)
+            return EXIT_FAILED
+    refusal = _Refusal()
+    app.add_middleware(_QuietRefusal, refusal=refusal)
+    try:
+        uvicorn.run(
+            app,
+            host=settings.host,
+            port=settings.port,
+            # websockets-sansio is uvicorn's successor to its deprecated "websockets" protocol.
+            ws="websockets-sansio",
+            ws_max_size=settings.max_message_bytes,
+            ws_per_message_deflate=False,  # compression costs memory and CPU per socket (§8)
+            http="httptools",
+            loop="uvloop",
+            lifespan="on",
+            log_level=args.log_level,
+        )
+    except SystemExit:  # uvicorn's own status (3) for a failed start-up
+        if refusal.error is None:
+            raise
+    if refusal.error is not None:
+        print(f"error: {refusal.error}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+class _Refusal:
+    """Why the server refused to start, for :func:`run_serve` to print: None when it did not."""
+
+    error: DatabaseInUseError | None = None
+
+
+class _QuietRefusal:
+    """ASGI middleware that turns a refusal to start (another server holds the database, issue 9
+    item 12) into one line printed by :func:`run_serve`, not a logged traceback.
+
+    Starlette reports a failed start-up with the exception's traceback, which uvicorn logs, and
+    only then re-raises the exception. So this holds the failure report back until the exception
+    is known: for a :class:`DatabaseInUseError` it is kept in ``refusal`` and the report goes
+    without the traceback (uvicorn still stops, logging that start-up failed); for anything else
+    the report goes as it was and the exception on.
+    """
+
+    def __init__(self, app: ASGIApp, refusal: _Refusal) -> None:
+        self.app = app
+        self.refusal = refusal
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+        held: list[Message] = []
+
+        async def hold_failure(message: Message) -> None:
+            if message["type"] == "lifespan.startup.failed":
+                held.append(message)
+            else:
+                await send(message)
+
+        try:
+            await self.app(scope, receive, hold_failure)
+        except DatabaseInUseError as exc:  # kept, not raised: uvicorn would log it
+            self.refusal.error = exc
+            held[:] = [{"type": "lifespan.startup.failed", "message": ""}]
+        finally:
+            for message in held:
+                await send(message)
