@@ -83,12 +83,15 @@ LAYERS: dict[str, Layer] = {
     "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True),
     "web": _layer(ROOT, "rules", "clock", "service", "store", "web", third_party=True),
     "bench": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
-    "cli": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
+    "cli": _layer(
+        ROOT, "rules", "clock", "service", "store", "web", "bench", "cli", third_party=True
+    ),
     "__main__": _layer(ROOT, "cli"),
 }
 
 COMPOSITION_ROOTS = ("spectacular_bid.web.app", "spectacular_bid.cli", "spectacular_bid.bench")
-"""The only modules (or packages) outside store and service that may import both together."""
+"""The only modules (or packages, with every module under them) outside store and service that
+may import both together."""
 
 
 def layer_of(module: str) -> str:
@@ -156,7 +159,7 @@ def check_source(
     composes = layer_name not in ("store", "service") and {"store", "service"} <= parts_used
     if composes and not any(_is_within(module, root) for root in COMPOSITION_ROOTS):
         problems.append(
-            f"{module}: imports both store and service; only web/app.py, cli.py and "
+            f"{module}: imports both store and service; only web/app.py, cli/ and "
             "bench/ compose them"
         )
     return problems
@@ -319,7 +322,7 @@ def test_every_part_has_a_row() -> None:
             "from spectacular_bid.service import actor\nfrom spectacular_bid.store import db\n",
             [
                 "spectacular_bid.web.routes: imports both store and service; only web/app.py, "
-                "cli.py and bench/ compose them"
+                "cli/ and bench/ compose them"
             ],
             id="web-routes-compose",
         ),
@@ -346,6 +349,11 @@ def test_checker_catches(module: str, source: str, expected: list[str]) -> None:
         (
             "spectacular_bid.cli",
             "from spectacular_bid.store import db\nimport spectacular_bid.service\n",
+        ),
+        (
+            "spectacular_bid.cli.replay",
+            "from spectacular_bid.store import engine\n"
+            "from spectacular_bid.service import records\n",
         ),
         (
             "spectacular_bid.bench.server",
@@ -375,3 +383,72 @@ def test_checker_on_a_tree_with_a_bad_file(tmp_path: Path) -> None:
     assert check_tree(src) == [
         "spectacular_bid.rules.bad:2 imports secrets: rules must stay pure (no secrets)"
     ]
+
+
+# -- the match machine is pure too (issue 9 §1) -----------------------------------------------
+
+PURE_SERVICE = frozenset(
+    f"{PACKAGE}.service.{name}"
+    for name in (
+        "machine",
+        "state",
+        "commands",
+        "events",
+        "audience",
+        "codec",
+        "fairness",
+        "rated",
+        "refusals",
+        "settings",
+        "ports",
+        "history",
+    )
+)
+"""The match machine and every module it stands on: like the rules, no asyncio, no clock reads,
+no randomness, no I/O, so that live play and every replay run the same deterministic step."""
+
+
+def check_pure_service(module: str, source: str, known: frozenset[str]) -> list[str]:
+    """Every import of the pure service module ``module`` that could make it impure."""
+    tree = ast.parse(source, filename=module)
+    problems = []
+    for line, name in imported_modules(module, tree, is_package=False, known=known):
+        where = f"{module}:{line} imports {name}"
+        top = name.split(".")[0]
+        if top == PACKAGE:
+            if layer_of(name) not in ("rules", "clock") and name not in PURE_SERVICE:
+                problems.append(f"{where}: the match machine may import only pure modules")
+        elif top not in sys.stdlib_module_names:
+            problems.append(f"{where}: the match machine may import only the standard library")
+        elif top in IMPURE_STDLIB:
+            problems.append(f"{where}: the match machine must stay pure (no {top})")
+    return problems
+
+
+def test_the_match_machine_is_pure() -> None:
+    modules = {name: path for name, _, path in source_modules()}
+    assert modules.keys() >= PURE_SERVICE  # every listed module exists: no vacuous pass
+    known = frozenset(modules)
+    problems = [
+        problem
+        for name in sorted(PURE_SERVICE)
+        for problem in check_pure_service(name, modules[name].read_text("utf-8"), known)
+    ]
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import asyncio\n", "must stay pure (no asyncio)"),
+        ("from time import monotonic\n", "must stay pure (no time)"),
+        ("import pydantic\n", "may import only the standard library"),
+        ("from spectacular_bid.service.actor import MatchActor\n", "only pure modules"),
+        ("from spectacular_bid.service.guests import Guests\n", "only pure modules"),
+    ],
+)
+def test_the_purity_check_catches(source: str, expected: str) -> None:
+    known = frozenset(name for name, _, _ in source_modules())
+    problems = check_pure_service(f"{PACKAGE}.service.machine", source, known)
+    assert len(problems) == 1
+    assert expected in problems[0]

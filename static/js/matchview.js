@@ -23,6 +23,7 @@ import { icon } from "./icons.js";
 const AUTO_DRAW_KEY = "specbid.autodraw";
 const LOG_LIMIT = 120;
 const QUIET = new Set(["ready", "deck_committed", "deck_revealed", "round_dealt"]);
+const UNLOGGED = new Set(["deck_committed"]);
 
 export function mountMatch(main, matchId) {
   const view = new MatchView(main, matchId);
@@ -45,7 +46,8 @@ class MatchView {
     this.autoDrawnVersion = null;
     this.destroyed = false;
     this.cleanups = [];
-    this.log = [];
+    this.log = []; // the move log: the last LOG_LIMIT narrated events, oldest first
+    this.logRevision = 0; // bumped whenever this.log changes, so the list is redrawn
     this.boundsKey = "";
     try {
       this.autoDraw = localStorage.getItem(AUTO_DRAW_KEY) === "1";
@@ -75,7 +77,7 @@ class MatchView {
     this.cleanups.push(this.store.subscribe((change) => this.onChange(change)));
     this.cleanups.push(onLanguageChange(() => this.renderAll()));
     this.joinOffered = snap.match.audience === "spectator" && snap.match.status === "waiting";
-    this.store.replace(snap.match, snap.version, [], "state");
+    this.store.replace(snap.match, snap.version, [], "state", snap.log);
     this.connect();
     const timer = setInterval(() => this.tick(), 200);
     this.cleanups.push(() => clearInterval(timer));
@@ -122,7 +124,7 @@ class MatchView {
     try {
       const snap = await readMatch(this.id);
       if (this.destroyed) return;
-      this.store.replace(snap.match, snap.version, [], "state");
+      this.store.replace(snap.match, snap.version, [], "state", snap.log);
       if (snap.match.status === "finished" || snap.match.status === "aborted") {
         this.connState = "online";
         this.renderConnection();
@@ -141,7 +143,7 @@ class MatchView {
   onMessage(msg) {
     switch (msg.type) {
       case "state":
-        this.store.replace(msg.match, msg.version, [], "state");
+        this.store.replace(msg.match, msg.version, [], "state", msg.log);
         break;
       case "update":
         this.store.replace(msg.match, msg.version, msg.events || [], "update");
@@ -150,10 +152,14 @@ class MatchView {
         this.store.presence(msg);
         break;
       case "ack":
+        // A press already in effect (Start/Continue, Reveal) is acked with no new version: no
+        // update follows, and nothing waits for one; the view stays the last one drawn.
         this.pending = false;
         break;
       case "error":
         this.pending = false;
+        // A move made against a view the match has left is refused as stale; the update that
+        // moved it on is drawn already (presses are never stale).
         if (msg.code !== "stale_version" && msg.code !== "not_found") toast(errorText(msg), "error");
         this.renderAll();
         break;
@@ -318,7 +324,8 @@ class MatchView {
   // -- store changes ----------------------------------------------------------------------------
 
   onChange(change) {
-    const { match, events, kind, previous } = change;
+    const { match, events, kind, previous, log } = change;
+    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log, match);
     if (kind !== "presence") {
       this.pending = false;
       if (!previous || previous.decision !== match.decision || !match.legal) this.selected = null;
@@ -331,19 +338,33 @@ class MatchView {
     this.maybeAutoDraw();
   }
 
+  /** A state's log (every event so far) becomes the move log, read as the updates would have
+   * made it: after a reload, a resync or for a late spectator. */
+  rebuildLog(events, match) {
+    this.log = [];
+    this.appendLog(events, match);
+  }
+
+  appendLog(events, match) {
+    for (const event of events) {
+      if (!UNLOGGED.has(event.type) && eventText(event, match)) this.log.push(event);
+    }
+    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
+    this.logRevision += 1;
+  }
+
   afterEvents(match, events) {
     const live = events.length <= 12;
     const announced = [];
+    this.appendLog(events, match);
     for (const event of events) {
       const text = eventText(event, match);
-      if (text && event.type !== "deck_committed") this.log.push({ version: event.version, text });
       if (event.type === "transferred" && live) animateTransfer(event);
       if (!text || QUIET.has(event.type)) continue;
       const mine = match.audience !== "device" && match.audience !== "spectator" && event.seat === match.viewer;
       if (mine && (event.type === "played" || event.type === "bid_made" || event.type === "declined")) continue;
       announced.push(text);
     }
-    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
     for (const text of announced.slice(-4)) announce(text);
     this.renderLog();
   }
@@ -630,9 +651,12 @@ class MatchView {
     const details = this.dom.querySelector(".move-log");
     details.querySelector("summary").textContent = t("match.log", { n: this.log.length });
     const list = details.querySelector("#move-log-list");
-    if (list.childElementCount === this.log.length && list.dataset.lang === document.documentElement.lang) return;
-    list.dataset.lang = document.documentElement.lang;
-    fill(list, this.log.map((entry) => h("li", {}, entry.text)));
+    const key = `${this.logRevision}|${document.documentElement.lang}`;
+    if (list.dataset.key === key) return;
+    list.dataset.key = key;
+    // Narrated now, with the view on show, so a language change rereads the whole list.
+    const match = this.store.match;
+    fill(list, this.log.map((event) => h("li", { "data-version": event.version, "data-event": event.type }, eventText(event, match))));
     list.scrollTop = list.scrollHeight;
   }
 

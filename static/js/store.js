@@ -21,8 +21,10 @@ export class MatchStore {
     for (const fn of [...this.listeners]) fn(change);
   }
 
-  /** A `state` or `update` message, or a match object read over HTTP. */
-  replace(match, version, events = [], kind = "state") {
+  /** A `state` or `update` message, or a match object read over HTTP. A state's `log` is every
+   * event of the match so far (as this viewer may see it): the round on show is taken from it
+   * again, as the updates would have built it. */
+  replace(match, version, events = [], kind = "state", log = null) {
     if (this.version !== null && version < this.version) return; // an older view: ignore
     const previous = this.match;
     this.match = match;
@@ -30,11 +32,12 @@ export class MatchStore {
     this.receivedAt = performance.now();
     this.fullDelayMs = Math.max(this.fullDelayMs, match.clock ? match.clock.delay_left_ms : 0);
     if (match.deck_commitment) this.commitments.set(match.deck_commitment.round, match.deck_commitment.commitment);
-    for (const event of events) {
+    if (log) this.roundEvents = [];
+    for (const event of log || events) {
       if (event.type === "round_dealt") this.roundEvents = [];
       this.roundEvents.push(event);
     }
-    this.emit({ kind, previous, match, events });
+    this.emit({ kind, previous, match, events, log });
   }
 
   /** A `presence` message: who is connected and how many watch. Not a new version. */

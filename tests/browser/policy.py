@@ -30,6 +30,7 @@ from spectacular_bid.rules.actions import (
     RoundEnded,
 )
 from spectacular_bid.rules.match import Match, Phase
+from spectacular_bid.rules.notation import place_text, tile_text
 from spectacular_bid.service.decks import seeded_decks
 
 Choice = tuple[str, str, str]
@@ -58,7 +59,7 @@ def choices(legal: dict[str, Any]) -> list[Choice]:
 
 def _engine_choice(action: object) -> Choice:
     if isinstance(action, Play):
-        return ("play", action.tile.notation(), "" if action.at is None else action.at.notation())
+        return ("play", tile_text(action.tile), "" if action.at is None else place_text(action.at))
     if isinstance(action, Draw):
         return ("draw", "", "")
     if isinstance(action, Decline):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from serverproc import SERVE, free_port, stop, wait_ready
+from stored_records import check_folder
 
 DECK_SEED = 30
 """The server's ``--fixed-deck-seed``; :mod:`.policy` checks what it deals with the engine."""
@@ -68,3 +69,4 @@ def serve(folder: Path, *flags: str) -> Iterator[BrowserServer]:
         yield server
     finally:
         stop(process)
+        check_folder(data_dir)  # every record it wrote replays through the machine

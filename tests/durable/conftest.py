@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import make_url, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
+from service.replayed import stored_matches as stored_matches
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchStore
 from spectacular_bid.store.engine import database_url, default_sqlite_url

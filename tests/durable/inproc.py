@@ -5,23 +5,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from spectacular_bid.rules.actions import Accept, Bid, Decline, Draw, Play, SeatAction
 from spectacular_bid.rules.match import Phase
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.service.actor import MatchActor
-from spectacular_bid.service.guests import Player
-from spectacular_bid.service.intents import Intent, IntentKind
+from spectacular_bid.service.commands import PlayerCommand, ResignMatch, Start, move_of
 from spectacular_bid.service.matches import MatchService
-from spectacular_bid.service.ports import MatchMode
-
-
-def intent_for(action: SeatAction, version: int) -> Intent:
-    if isinstance(action, Play):
-        return Intent(IntentKind.PLAY, version, tile=action.tile, at=action.at)
-    if isinstance(action, Bid):
-        return Intent(IntentKind.BID, version, amount=action.amount)
-    kinds = {Draw: IntentKind.DRAW, Accept: IntentKind.ACCEPT, Decline: IntentKind.DECLINE}
-    return Intent(kinds[type(action)], version)
+from spectacular_bid.service.ports import MatchMode, Player
+from spectacular_bid.service.state import MatchState
 
 
 async def seated_match(service: MatchService) -> tuple[MatchActor, tuple[Player, Player]]:
@@ -39,19 +29,21 @@ async def play(
     actor: MatchActor,
     players: tuple[Player, Player],
     rng: random.Random,
-    until: Callable[[MatchActor], bool] = lambda _actor: False,
+    until: Callable[[MatchState], bool] = lambda _state: False,
 ) -> None:
-    """Random legal moves (and Start between rounds) until ``until`` holds or the match ends."""
-    while not until(actor) and not actor.match.is_over:
-        match = actor.match
-        if match.phase is Phase.AWAITING_DEAL:
-            seat = next(s for s in SEATS if s not in actor.ready)
-            intent = Intent(IntentKind.START, actor.version)
+    """Random legal moves (and Start between rounds) until ``until`` holds for the match's state
+    or the match ends."""
+    while not until(actor.state) and not actor.state.match.is_over:
+        state = actor.state
+        command: PlayerCommand
+        if state.match.phase is Phase.AWAITING_DEAL:
+            seat = next(s for s in SEATS if s not in state.ready)
+            command = Start()
         else:
-            action = rng.choice(match.legal_actions())
-            seat, intent = action.seat, intent_for(action, actor.version)
-        await actor.submit(players[seat], intent, service.now_ms())
+            action = rng.choice(state.match.legal_actions())
+            seat, command = action.seat, move_of(action)
+        await actor.submit(players[seat].id, command, actor.version, service.now_ms())
 
 
 async def resign(service: MatchService, actor: MatchActor, player: Player) -> None:
-    await actor.submit(player, Intent(IntentKind.RESIGN, actor.version), service.now_ms())
+    await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())

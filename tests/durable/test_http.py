@@ -10,7 +10,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from spectacular_bid.service.intents import Intent, IntentKind
+from spectacular_bid.service.commands import ResignMatch
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.web.app import create_app
@@ -38,7 +38,8 @@ async def resign(app: FastAPI, match_id: str, token: str) -> None:
     assert isinstance(service, MatchService)
     actor = service.get(match_id)
     player = await service.guests.resolve(token)
-    await actor.submit(player, Intent(IntentKind.RESIGN, actor.version), service.now_ms())
+    assert player is not None
+    await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())
 
 
 async def test_records_of_live_and_unknown_matches_are_refused(

@@ -17,7 +17,7 @@ import pytest
 
 from spectacular_bid import cli
 from spectacular_bid.rules.board import Board
-from spectacular_bid.rules.tiles import parse_tile
+from spectacular_bid.rules.notation import parse_placement, parse_tile
 from spectacular_bid.service.fairness import verify_commitment
 from spectacular_bid.store.engine import database_url
 from spectacular_bid.store.repository import SqlStore
@@ -90,7 +90,7 @@ def expected_descriptions(record: JSON) -> list[str]:
             elif event["type"] == "played":
                 at = event["at"]
                 move = event["tile"] if at is None else f"{event['tile']}@{at}"
-                board.push_notation(move)
+                board.place(*parse_placement(move))
                 lines.append(board.describe())
     return lines
 
@@ -126,7 +126,10 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
 
     # The document: its header, every version the sockets saw, every round revealed.
     assert record["format"] == "spectacular-bid/match-record"
-    assert record["format_version"] == 1
+    assert record["format_version"] == 2  # format 2: each version has its received_ms
+    assert all(isinstance(v["received_ms"], int) for v in record["versions"])
+    joined = record["versions"][0]
+    assert (joined["command"], joined["seat"]) == ({"type": "join", "seat": "second"}, None)
     header = record["match"]
     assert header["id"] == match.match_id
     assert header["status"] == "finished"

@@ -4,19 +4,23 @@ the store's lists and imports — on the in-memory store and every SQL backend."
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from spectacular_bid.service.actor import Audience
-from spectacular_bid.service.intents import Rejection
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import MatchMode, MatchStatus, MatchStore, StorageError
 from spectacular_bid.service.records import parse_document, records_for_import
-from spectacular_bid.service.replay import FinishedMatch, verify
+from spectacular_bid.service.refusals import Rejection
+from spectacular_bid.service.replay import Rebuilt, verify
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.web.room import Rooms
 
 from .inproc import play, resign, seated_match
 
@@ -24,12 +28,25 @@ SETTINGS = ServiceSettings(grace_ms=600_000, join_timeout_ms=600_000, lag_thresh
 """No timer fires during a test, and a loaded machine's pauses are no timing failure."""
 
 
+def rooms_of(service: MatchService) -> Rooms:
+    """The web layer's rooms: what a socket or ``GET /api/matches/{id}`` is sent."""
+    settings = service.settings
+    return Rooms(service.now_ms, settings.resend_limit, settings.subscriber_queue)
+
+
+def state_message(rooms: Rooms, match: MatchActor | Rebuilt, audience: Audience) -> Any:
+    message = json.loads(rooms.state_text(match, audience))
+    assert message["type"] == "state"
+    return message
+
+
 async def test_unfinished_matches_end_as_timing_failures_at_start(store: MatchStore) -> None:
     service = MatchService(store, SETTINGS)
     await service.start()
     active, players = await seated_match(service)
     await play(service, active, players, random.Random(4), until=lambda a: a.version >= 10)
-    assert active.snapshot_json(Audience.SPECTATOR)["clock"]["running"] is not None
+    spectator = state_message(rooms_of(service), active, Audience.SPECTATOR)
+    assert spectator["match"]["clock"]["running"] is not None
     waiting = await service.create_match(players[0], MatchMode.OPEN)
     kept = await store.events(active.id)
     await service.stop()  # the process stops: nothing ends its matches
@@ -43,6 +60,7 @@ async def test_unfinished_matches_end_as_timing_failures_at_start(store: MatchSt
             assert header.status is MatchStatus.ABORTED
             assert (header.winner, header.reason, header.rated) == (None, "timing_failure", False)
             assert header.ended_at_ms is not None
+            assert header.first_player == players[0].id  # the players stay who they were
             verify(parse_document(await restarted.record(match_id)))
         events = await store.events(active.id)
         assert events[: len(kept)] == kept  # every recorded event kept, unchanged
@@ -58,10 +76,15 @@ async def test_unfinished_matches_end_as_timing_failures_at_start(store: MatchSt
         assert round_.salt is not None
         assert round_.deck is not None
 
+        assert (await store.match(active.id)).second_player == players[1].id  # type: ignore[union-attr]
         ended = await restarted.find(active.id)
-        assert isinstance(ended, FinishedMatch)
-        assert ended.default_audience(players[0]) is Audience.FIRST
-        view = ended.snapshot_json(Audience.FIRST)
+        assert isinstance(ended, Rebuilt)
+        assert audience_of(ended.state.seats, players[0].id) is Audience.FIRST
+        shown = state_message(rooms_of(restarted), ended, Audience.FIRST)
+        assert shown["version"] == len(kept) + 1
+        assert [e["version"] for e in shown["log"]][-1] == len(kept) + 1  # the move list
+        view = shown["match"]
+        assert view["audience"] == "first"
         assert view["status"] == "aborted"
         assert view["result"] == {"winner": None, "reason": "timing_failure"}
         assert view["deck_reveal"]["salt"] == round_.salt
@@ -111,10 +134,11 @@ async def test_a_finished_match_leaves_memory_and_is_served_from_the_store(
     try:
         actor, players = await seated_match(service)
         await play(service, actor, players, random.Random(8), until=lambda a: a.version >= 8)
-        watching = await actor.subscribe(players[1], None)
+        rooms = rooms_of(service)
+        watching = rooms.room(actor).subscribe(players[1], None, None)
         await resign(service, actor, players[1])
         audiences = (Audience.FIRST, Audience.SECOND, Audience.SPECTATOR)
-        live = {a: actor.snapshot_json(a) for a in audiences}
+        live = {a: state_message(rooms, actor, a) for a in audiences}
         deadline = time.monotonic() + 5
         while True:
             try:
@@ -130,20 +154,20 @@ async def test_a_finished_match_leaves_memory_and_is_served_from_the_store(
         assert items[-1] is None  # its socket is told to reconnect
 
         ended = await service.find(actor.id)
-        assert isinstance(ended, FinishedMatch)
+        assert isinstance(ended, Rebuilt)
         assert ended.version == actor.version
+        assert ended.state.seats == actor.state.seats
         assert await service.find(actor.id) is ended  # kept for the next reader
         for audience in audiences:
-            rebuilt = ended.snapshot_json(audience)
+            again = state_message(rooms, ended, audience)
             before = live[audience]
+            assert again["version"] == before["version"] == actor.version
+            assert again["log"] == before["log"], audience  # the same move list
+            rebuilt, shown = again["match"], before["match"]
             assert rebuilt.pop("clock").items() >= {"running": None, "deadline_ms": None}.items()
-            before.pop("clock")
-            before["players"]["second"]["online"] = False  # nobody is connected to the store
-            assert rebuilt == before, audience
-        assert (await ended.snapshot(Audience.SECOND)) == (
-            ended.version,
-            ended.snapshot_json(Audience.SECOND),
-        )
+            shown.pop("clock")
+            shown["players"]["second"]["online"] = False  # nobody is connected to the store
+            assert rebuilt == shown, audience
     finally:
         await service.stop()
 

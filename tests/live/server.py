@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import functools
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
 from serverproc import SERVE, clean_environment, free_port, stop, wait_ready
+from stored_records import check_folder
 
 DECK_SEED = 7
 """The server's ``--fixed-deck-seed``: every match on it deals the same sequence of decks."""
@@ -67,7 +68,9 @@ def _serve_flags() -> str:
     return done.stdout
 
 
-def serve(folder: Path, *flags: str) -> Iterator[LiveServer]:
+def serve(folder: Path, *flags: str, env: Mapping[str, str] | None = None) -> Iterator[LiveServer]:
+    """Run a server until the generator is closed; ``env`` adds ``SPECBID_*`` settings that
+    have no flag (e.g. ``SPECBID_RESEND_LIMIT``)."""
     folder.mkdir(parents=True, exist_ok=True)
     data_dir = folder / "data"
     data_dir.mkdir()
@@ -76,10 +79,10 @@ def serve(folder: Path, *flags: str) -> Iterator[LiveServer]:
     argv += ["--fixed-deck-seed", str(DECK_SEED), *flags]
     if "--data-dir" in _serve_flags():
         argv += ["--data-dir", str(data_dir)]
-    env = {**clean_environment(), "SPECBID_DATA_DIR": str(data_dir)}
+    environment = {**clean_environment(), **(env or {}), "SPECBID_DATA_DIR": str(data_dir)}
     log_path = folder / "server.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(argv, env=environment, stdout=log, stderr=subprocess.STDOUT)
     server = LiveServer(port, process, log_path)
     try:
         wait_ready(server.http_url, process, server.log_text)
@@ -87,6 +90,7 @@ def serve(folder: Path, *flags: str) -> Iterator[LiveServer]:
         yield server
     finally:
         stop(process)
+        check_folder(data_dir)  # every record it wrote replays through the machine
         if server in STARTED:
             STARTED.remove(server)
 

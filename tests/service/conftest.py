@@ -5,6 +5,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from .helpers import Tables
+from .replayed import stored_matches as stored_matches
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
 """Drivers for the service tests: a hand-moved time source, hand-built decks, a table that
-submits intents for a seat, a random-legal-move player, and a scanner for the tiles a message
-names (D4).
+submits a player's commands for a seat, a random-legal-move player, and a scanner for the tiles
+a message names (D4).
 
-The tests are the referee: they read hands from ``actor.match.round`` to decide what a message
-may contain, and they move a :class:`FakeTime` instead of sleeping wherever the actor's timers
-are not the subject of the test.
+The tests are the referee: they read hands from ``actor.state.match.round`` to decide what a
+message may contain, and they move a :class:`FakeTime` instead of sleeping wherever the actor's
+timers are not the subject of the test. A socket's subscription lives in the web layer's room
+(``web/room.py``), so a table opens one :class:`~spectacular_bid.web.room.Rooms` for its match.
 """
 
 from __future__ import annotations
@@ -19,22 +20,25 @@ from dataclasses import dataclass
 
 import pytest
 
-from spectacular_bid.rules.actions import Accept, Bid, Decline, Draw, Play, SeatAction
-from spectacular_bid.rules.board import Place
+from spectacular_bid.rules.actions import SeatAction
 from spectacular_bid.rules.match import Phase
+from spectacular_bid.rules.notation import parse_tile
 from spectacular_bid.rules.round import HAND_SIZE
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.rules.tiles import TILES, Tile, parse_tile
-from spectacular_bid.service.actor import MatchActor, Subscriber
-from spectacular_bid.service.codec import JSON
+from spectacular_bid.rules.tiles import TILES, Tile
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.audience import Audience
+from spectacular_bid.service.commands import PlayerCommand, Reveal, Start, move_of
 from spectacular_bid.service.decks import DeckSource
-from spectacular_bid.service.guests import Player
-from spectacular_bid.service.intents import Intent, IntentKind, Rejection
+from spectacular_bid.service.guests import token_hash
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
-from spectacular_bid.service.ports import MatchMode
+from spectacular_bid.service.ports import JSON, MatchMode, Player, PlayerRecord
+from spectacular_bid.service.refusals import Rejection
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.state import MatchState
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
+from spectacular_bid.web.room import Room, Rooms, Subscriber
 
 FIRST, SECOND = Seat.FIRST, Seat.SECOND
 ANN = Player("player-ann", "Ann")
@@ -121,20 +125,6 @@ def repeat(*decks: tuple[Tile, ...]) -> Callable[[str], DeckSource]:
 # -- a table: one match and the means to drive it ------------------------------------------
 
 
-def intent_for(action: SeatAction, version: int) -> Intent:
-    if isinstance(action, Play):
-        return Intent(IntentKind.PLAY, version, tile=action.tile, at=action.at)
-    if isinstance(action, Bid):
-        return Intent(IntentKind.BID, version, amount=action.amount)
-    if isinstance(action, Draw):
-        return Intent(IntentKind.DRAW, version)
-    if isinstance(action, Accept):
-        return Intent(IntentKind.ACCEPT, version)
-    if isinstance(action, Decline):
-        return Intent(IntentKind.DECLINE, version)
-    raise AssertionError(f"no intent for {action!r}")
-
-
 @dataclass
 class Table:
     service: MatchService
@@ -142,6 +132,15 @@ class Table:
     actor: MatchActor
     time: FakeTime | None
     """None when the match runs on real monotonic time."""
+    rooms: Rooms
+    """The web layer's rooms: where a socket's subscription lives."""
+    created_ms: tuple[int, int]
+    """The service's monotonic time just before and just after the match was created."""
+
+    @property
+    def state(self) -> MatchState:
+        """The match's last stored state (the actor installs a state only once it is stored)."""
+        return self.actor.state
 
     def now(self) -> int:
         return self.service.now_ms()
@@ -151,83 +150,107 @@ class Table:
         return self.time.advance(ms)
 
     def player(self, seat: Seat) -> Player:
-        player = self.actor.seats[seat]
+        player = self.state.seats[seat]
         assert player is not None, f"the {seat} seat is empty"
         return player
 
     async def submit(
         self,
         player: Player | None,
-        kind: IntentKind,
+        command: PlayerCommand,
         *,
         received_ms: int | None = None,
         version: int | None = None,
-        tile: Tile | None = None,
-        at: Place | None = None,
-        amount: int | None = None,
         seat: Seat | None = None,
     ) -> int:
-        intent = Intent(
-            kind,
-            self.actor.version if version is None else version,
-            tile=tile,
-            at=at,
-            amount=amount,
-            seat=seat,
-        )
+        """``command`` from ``player``, made against the current version (unless ``version``
+        says otherwise) and received now (unless ``received_ms`` does)."""
         return await self.actor.submit(
-            player, intent, self.now() if received_ms is None else received_ms
+            player.id if player is not None else None,
+            command,
+            self.actor.version if version is None else version,
+            self.now() if received_ms is None else received_ms,
+            seat,
         )
 
-    async def act(self, by: Seat, kind: IntentKind, /, **fields: object) -> int:
-        """``kind`` sent by the player holding seat ``by``, at the current version and time
-        unless ``fields`` say otherwise."""
-        return await self.submit(self.player(by), kind, **fields)  # type: ignore[arg-type]
+    async def act(
+        self,
+        by: Seat,
+        command: PlayerCommand,
+        /,
+        *,
+        received_ms: int | None = None,
+        version: int | None = None,
+        seat: Seat | None = None,
+    ) -> int:
+        """``command`` sent by the player holding seat ``by``."""
+        return await self.submit(
+            self.player(by), command, received_ms=received_ms, version=version, seat=seat
+        )
 
     async def do(self, action: SeatAction, *, received_ms: int | None = None) -> int:
-        """An engine action sent as an intent by the player holding its seat."""
-        intent = intent_for(action, self.actor.version)
-        return await self.actor.submit(
-            self.player(action.seat), intent, self.now() if received_ms is None else received_ms
-        )
+        """An engine action sent as its player's command by the player holding its seat."""
+        return await self.act(action.seat, move_of(action), received_ms=received_ms)
 
     async def start_round(self) -> int:
         """Start/Continue pressed by every seat that has not pressed yet (D3)."""
         version = self.actor.version
-        if self.actor.mode is MatchMode.SHARED:
-            return await self.act(FIRST, IntentKind.START)
+        if self.state.mode is MatchMode.SHARED:
+            return await self.act(FIRST, Start())
         for seat in SEATS:
-            if seat not in self.actor.ready:
-                version = await self.act(seat, IntentKind.START)
+            if seat not in self.state.ready:
+                version = await self.act(seat, Start())
         return version
 
     async def play_randomly(
         self,
         rng: random.Random,
         *,
-        until: Callable[[MatchActor], bool],
+        until: Callable[[MatchState], bool],
         step_ms: int = 500,
         after_each: Callable[[], None] | None = None,
         max_commands: int = 20_000,
     ) -> int:
-        """Uniform random legal moves (START between rounds, REVEAL on a shared device) until
-        ``until(actor)`` holds or the match is over; return how many commands were sent."""
-        actor = self.actor
+        """Uniform random legal moves (Start between rounds, Reveal on a shared device) until
+        ``until(state)`` holds or the match is over; return how many commands were sent."""
         for count in range(max_commands):
-            if until(actor) or actor.match.is_over:
+            state = self.state
+            if until(state) or state.match.is_over:
                 return count
             if self.time is not None:
                 self.time.advance(step_ms)
-            if actor.match.phase is Phase.AWAITING_DEAL:
-                pressing = next(s for s in SEATS if s not in actor.ready)
-                await self.act(pressing, IntentKind.START)
-            elif actor.handover is not None:
-                await self.act(actor.handover, IntentKind.REVEAL)
+            if state.match.phase is Phase.AWAITING_DEAL:
+                pressing = next(s for s in SEATS if s not in state.ready)
+                await self.act(pressing, Start())
+            elif state.handover is not None:
+                await self.act(state.handover, Reveal())
             else:
-                await self.do(rng.choice(actor.match.legal_actions()))
+                await self.do(rng.choice(state.match.legal_actions()))
             if after_each is not None:
                 after_each()
         raise AssertionError(f"the match did not get there in {max_commands} commands")
+
+    # -- the web layer's side: sockets, views, presence --------------------------------------
+
+    @property
+    def room(self) -> Room:
+        return self.rooms.room(self.actor)
+
+    def subscribe(
+        self, player: Player | None, since: int | None = None, audience: Audience | None = None
+    ) -> Subscriber:
+        """A socket of ``player`` on this match (a spectator's for None)."""
+        return self.room.subscribe(player, since, audience)
+
+    def view(self, audience: Audience) -> JSON:
+        """The ``match`` object ``audience`` is shown now (a ``state`` message's)."""
+        return self.state_message(audience)["match"]
+
+    def state_message(self, audience: Audience) -> JSON:
+        """The whole ``state`` message ``audience`` would be sent now."""
+        message = json.loads(self.rooms.state_text(self.actor, audience))
+        assert message["type"] == "state"
+        return message
 
 
 class Tables:
@@ -250,17 +273,22 @@ class Tables:
         on a shared device) on its own service, timed by ``time_source`` (real monotonic time
         if None)."""
         store = InMemoryStore()
-        service = MatchService(
-            store, settings, now_ms=time_source or monotonic_ms, deck_source_for=deck_source_for
-        )
+        for player in (ANN, BO, CY):  # guests, as the web layer makes them
+            await store.add_player(PlayerRecord(player.id, player.name, token_hash(player.id), 0))
+        now_ms = time_source or monotonic_ms
+        service = MatchService(store, settings, now_ms=now_ms, deck_source_for=deck_source_for)
         self._services.append(service)
         if start_monitor:
             await service.start()
+        before = now_ms()
         actor = await service.create_match(ANN, mode)
+        created = (before, now_ms())
+        rooms = Rooms(now_ms, settings.resend_limit, settings.subscriber_queue)
+        rooms.room(actor)  # as the creator's socket would: the resend window starts at once
         if join and mode is not MatchMode.SHARED:
             assert await service.join(actor.id, BO) is SECOND
         fake = time_source if isinstance(time_source, FakeTime) else None
-        return Table(service, store, actor, fake)
+        return Table(service, store, actor, fake, rooms, created)
 
     async def close(self) -> None:
         for service in self._services:
@@ -328,6 +356,13 @@ async def refused(request: Awaitable[object]) -> Rejection:
     """The :class:`Rejection` a request raises (it must raise one)."""
     with pytest.raises(Rejection) as info:
         await request
+    return info.value
+
+
+def refused_now(request: Callable[[], object]) -> Rejection:
+    """The :class:`Rejection` a synchronous call raises (it must raise one)."""
+    with pytest.raises(Rejection) as info:
+        request()
     return info.value
 
 

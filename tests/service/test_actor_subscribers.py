@@ -7,7 +7,7 @@ import json
 import random
 
 from spectacular_bid.rules.seats import BySeat
-from spectacular_bid.service.actor import Audience
+from spectacular_bid.service.audience import Audience
 
 from .helpers import ANN, BO, FakeTime, Tables, drain, fake_time_settings, messages
 
@@ -22,8 +22,8 @@ async def test_a_subscriber_that_never_reads_is_dropped_and_the_match_goes_on(
     )
     actor = table.actor
     await table.start_round()
-    slow = await actor.subscribe(None, None)  # queued: its state, the presence broadcast
-    players = [await actor.subscribe(ANN, None), await actor.subscribe(BO, None)]
+    slow = table.subscribe(None)  # queued: its state, the presence broadcast
+    players = [table.subscribe(ANN), table.subscribe(BO)]
     assert slow.queue.qsize() == 4  # and the two players' presence broadcasts
     assert not slow.dropped
     for sub in players:
@@ -33,7 +33,7 @@ async def test_a_subscriber_that_never_reads_is_dropped_and_the_match_goes_on(
 
     async def one_command() -> None:
         version = actor.version
-        await table.play_randomly(rng, until=lambda a: a.version > version)
+        await table.play_randomly(rng, until=lambda s: s.version > version)
         for sub in players:
             assert [m["version"] for m in messages(sub)] == [actor.version]
 
@@ -47,7 +47,7 @@ async def test_a_subscriber_that_never_reads_is_dropped_and_the_match_goes_on(
         await one_command()
     assert actor.version == start + 22
     assert all(not sub.dropped for sub in players)
-    assert actor.online() == BySeat(True, True)
+    assert table.room.presence().online == BySeat(True, True)
     kept = drain(slow)
     assert kept[-1] is None  # the socket's sender is told to stop
     assert len(kept) == LIMIT + 1

@@ -10,9 +10,11 @@ import time
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.actions import MatchEnd, MatchEnded
 from spectacular_bid.rules.match import Phase
-from spectacular_bid.service.actor import Audience
-from spectacular_bid.service.intents import ErrorCode, IntentKind
+from spectacular_bid.service.audience import Audience
+from spectacular_bid.service.commands import Start
+from spectacular_bid.service.entries import header_of
 from spectacular_bid.service.ports import MatchStatus
+from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import monotonic_ms
 
@@ -45,14 +47,14 @@ async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tab
     table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
     actor = table.actor
     await table.start_round()
-    assert actor.clock.running is FIRST
-    deadline = actor.clock.deadline_ms()
-    assert deadline == actor.clock.decision_started_ms + 500
+    assert actor.state.clock.running is FIRST
+    deadline = actor.state.clock.deadline_ms()
+    assert deadline == actor.state.clock.decision_started_ms + 500
     version = actor.version
-    await wait_until(lambda: actor.match.is_over)
+    await wait_until(lambda: actor.state.match.is_over)
     assert table.now() >= deadline
-    assert actor.match.result == MatchEnded(SECOND, MatchEnd.TIME)
-    assert actor.status is MatchStatus.FINISHED
+    assert actor.state.match.result == MatchEnded(SECOND, MatchEnd.TIME)
+    assert actor.state.status is MatchStatus.FINISHED
     assert actor.version == version + 1
     flag = (await table.store.events(actor.id))[-1]
     assert flag.version == version + 1
@@ -61,7 +63,8 @@ async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tab
     assert flag.mono_ms >= deadline
     assert flag.mono_ms - deadline < 250  # the timer flagged, not some later event
     assert flag.clock["bank_left_ms"] == {"first": 0, "second": 300}
-    assert await header(table) == (MatchStatus.FINISHED, "second", "time", True)
+    # Won on time, but unrated: only the default 120 s / 10 s clock is rated (service/rated.py).
+    assert await header(table) == (MatchStatus.FINISHED, "second", "time", False)
 
 
 class HalfSpeed:
@@ -83,11 +86,11 @@ async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tabl
     )
     actor = table.actor
     await table.start_round()
-    deadline = actor.clock.deadline_ms()
-    assert deadline == actor.clock.decision_started_ms + 200
-    await wait_until(lambda: actor.match.is_over)
+    deadline = actor.state.clock.deadline_ms()
+    assert deadline == actor.state.clock.decision_started_ms + 200
+    await wait_until(lambda: actor.state.match.is_over)
     assert source() >= deadline
-    assert actor.match.result == MatchEnded(SECOND, MatchEnd.TIME)
+    assert actor.state.match.result == MatchEnded(SECOND, MatchEnd.TIME)
     flag = (await table.store.events(actor.id))[-1]
     assert flag.command == {"type": "flag", "seat": "first"}
     assert flag.mono_ms >= deadline
@@ -100,26 +103,30 @@ async def test_d3_a_round_starts_when_both_seats_have_pressed_start(tables: Tabl
     table = await tables.open(fake_time_settings(), time_source=FakeTime())
     actor = table.actor
     version = actor.version
-    await table.act(SECOND, IntentKind.START)
+    await table.act(SECOND, Start())
     assert actor.version == version + 1
-    assert actor.match.phase is Phase.AWAITING_DEAL
-    assert actor.ready == {SECOND}
-    assert actor.snapshot_json(Audience.FIRST)["ready"] == {"first": False, "second": True}
+    assert actor.state.match.phase is Phase.AWAITING_DEAL
+    assert actor.state.ready == {SECOND}
+    assert table.view(Audience.FIRST)["ready"] == {"first": False, "second": True}
     pressed = (await table.store.events(actor.id))[-1]
     assert pressed.seat == "second"
     assert pressed.command == {"type": "start", "seat": "second"}
     assert pressed.events == [{"type": "ready", "seat": "second"}]
-    await table.act(FIRST, IntentKind.START)
+    await table.act(FIRST, Start())
     assert actor.version == version + 2
-    assert actor.match.round_number == 1
-    assert actor.match.phase is not Phase.AWAITING_DEAL
-    assert actor.ready == set()
-    assert actor.start_deadline_ms is None
+    assert actor.state.match.round_number == 1
+    assert actor.state.match.phase is not Phase.AWAITING_DEAL
+    assert actor.state.ready == set()
+    assert actor.state.start_deadline_ms is None
     dealt = (await table.store.events(actor.id))[-1]
     assert dealt.seat == "first"
     assert dealt.command["type"] == "deal"
-    again = await refused(table.act(SECOND, IntentKind.START))
+    again = await refused(table.act(SECOND, Start()))
     assert again.code is ErrorCode.WRONG_PHASE
+    # A press made before the deal is already in effect: acknowledged, nothing new (issue 9 §4).
+    assert await table.act(SECOND, Start(), version=version + 1) == version + 2
+    assert actor.version == version + 2
+    assert len(await table.store.events(actor.id)) == version + 2
 
 
 async def test_d3_the_grace_period_deals_the_first_round_by_itself(tables: Tables) -> None:
@@ -127,18 +134,19 @@ async def test_d3_the_grace_period_deals_the_first_round_by_itself(tables: Table
     actor = table.actor
     joined = (await table.store.events(actor.id))[-1]
     assert joined.command == {"type": "join", "seat": "second"}
-    assert actor.start_deadline_ms == joined.mono_ms + 100
-    start_deadline = actor.start_deadline_ms
-    await table.act(FIRST, IntentKind.START)  # one seat only: not enough by itself
-    assert actor.match.phase is Phase.AWAITING_DEAL
-    await wait_until(lambda: actor.match.round_number == 1)
+    assert joined.seat is None  # a join is no seat's command (as in record format 1)
+    assert actor.state.start_deadline_ms == joined.mono_ms + 100
+    start_deadline = actor.state.start_deadline_ms
+    await table.act(FIRST, Start())  # one seat only: not enough by itself
+    assert actor.state.match.phase is Phase.AWAITING_DEAL
+    await wait_until(lambda: actor.state.match.round_number == 1)
     deal = (await table.store.events(actor.id))[-1]
     assert deal.command["type"] == "deal"
     assert deal.seat is None
     assert deal.mono_ms >= start_deadline
-    assert actor.ready == set()
-    assert actor.start_deadline_ms is None
-    assert actor.clock.running is actor.match.to_act
+    assert actor.state.ready == set()
+    assert actor.state.start_deadline_ms is None
+    assert actor.state.clock.running is actor.state.match.to_act
 
 
 async def test_d3_the_grace_period_deals_the_next_round_after_a_settlement(
@@ -147,14 +155,14 @@ async def test_d3_the_grace_period_deals_the_next_round_after_a_settlement(
     table = await tables.open(ServiceSettings(grace_ms=150, fixed_deck_seed=7), start_monitor=True)
     actor = table.actor
     await table.start_round()
-    await table.play_randomly(random.Random(1), until=lambda a: a.match.is_round_over)
-    assert actor.match.round_number == 1
-    assert actor.match.result is None
-    assert actor.clock.running is None
+    await table.play_randomly(random.Random(1), until=lambda s: s.match.is_round_over)
+    assert actor.state.match.round_number == 1
+    assert actor.state.match.result is None
+    assert actor.state.clock.running is None
     settled = (await table.store.events(actor.id))[-1]
-    assert actor.start_deadline_ms == settled.mono_ms + 150
-    start_deadline = actor.start_deadline_ms
-    await wait_until(lambda: actor.match.round_number == 2)
+    assert actor.state.start_deadline_ms == settled.mono_ms + 150
+    start_deadline = actor.state.start_deadline_ms
+    await wait_until(lambda: actor.state.match.round_number == 2)
     deal = (await table.store.events(actor.id))[-1]
     assert deal.command["type"] == "deal"
     assert deal.seat is None
@@ -164,12 +172,16 @@ async def test_d3_the_grace_period_deals_the_next_round_after_a_settlement(
 async def test_d3_the_join_timeout_aborts_a_match_with_an_empty_seat(tables: Tables) -> None:
     table = await tables.open(ServiceSettings(join_timeout_ms=100), start_monitor=True, join=False)
     actor = table.actor
-    assert actor.status is MatchStatus.WAITING
-    assert actor.join_deadline_ms == actor.created_at_ms + 100
-    join_deadline = actor.join_deadline_ms
-    await wait_until(lambda: actor.match.is_over)
-    assert actor.record().status is MatchStatus.ABORTED
-    assert actor.match.result == MatchEnded(None, MatchEnd.JOIN_TIMEOUT)
+    assert actor.state.status is MatchStatus.WAITING
+    join_deadline = actor.state.join_deadline_ms
+    assert join_deadline is not None
+    created_from, created_to = table.created_ms
+    assert created_from + 100 <= join_deadline <= created_to + 100
+    await wait_until(lambda: actor.state.match.is_over)
+    ended = header_of(actor.id, actor.state, actor.created_wall_ms, actor.ended_wall_ms)
+    assert ended.status is MatchStatus.ABORTED
+    assert ended.ended_at_ms is not None
+    assert actor.state.match.result == MatchEnded(None, MatchEnd.JOIN_TIMEOUT)
     records = await table.store.events(actor.id)
     assert len(records) == 1
     assert records[0].command == {"type": "abort", "reason": "join_timeout"}
@@ -183,43 +195,45 @@ async def test_d3_the_join_timeout_aborts_a_match_with_an_empty_seat(tables: Tab
 async def test_d3_a_match_joined_in_time_is_not_aborted(tables: Tables) -> None:
     table = await tables.open(ServiceSettings(join_timeout_ms=100), start_monitor=True)
     actor = table.actor
-    assert actor.join_deadline_ms is None
+    assert actor.state.join_deadline_ms is None
     await asyncio.sleep(0.25)
-    assert actor.status is MatchStatus.ACTIVE
-    assert actor.match.result is None
+    assert actor.state.status is MatchStatus.ACTIVE
+    assert actor.state.match.result is None
 
 
 async def test_d3_a_join_refused_for_storage_keeps_the_join_timeout(tables: Tables) -> None:
     table = await tables.open(ServiceSettings(join_timeout_ms=300), start_monitor=True, join=False)
     actor = table.actor
-    join_deadline = actor.join_deadline_ms
+    join_deadline = actor.state.join_deadline_ms
     table.store.fail_appends = True
     rejection = await refused(table.service.join(actor.id, BO))
     assert rejection.code is ErrorCode.STORAGE_FAILED
     table.store.fail_appends = False
-    assert actor.seats[1] is None
-    assert actor.status is MatchStatus.WAITING
-    assert actor.join_deadline_ms == join_deadline  # "nothing changed" (R8.3)
-    await wait_until(lambda: actor.match.is_over, timeout_s=1.5)
-    assert actor.record().status is MatchStatus.ABORTED
-    assert actor.match.result == MatchEnded(None, MatchEnd.JOIN_TIMEOUT)
+    assert actor.state.seats[1] is None
+    assert actor.state.status is MatchStatus.WAITING
+    assert actor.state.join_deadline_ms == join_deadline  # "nothing changed" (R8.3)
+    await wait_until(lambda: actor.state.match.is_over, timeout_s=1.5)
+    ended = header_of(actor.id, actor.state, actor.created_wall_ms, actor.ended_wall_ms)
+    assert ended.status is MatchStatus.ABORTED
+    assert ended.ended_at_ms is not None
+    assert actor.state.match.result == MatchEnded(None, MatchEnd.JOIN_TIMEOUT)
 
 
 async def test_d3_a_deal_refused_for_storage_keeps_the_grace_period(tables: Tables) -> None:
     table = await tables.open(ServiceSettings(grace_ms=300), start_monitor=True)
     actor = table.actor
-    await table.act(FIRST, IntentKind.START)
-    start_deadline = actor.start_deadline_ms
+    await table.act(FIRST, Start())
+    start_deadline = actor.state.start_deadline_ms
     assert start_deadline is not None
     table.store.fail_appends = True
-    rejection = await refused(table.act(SECOND, IntentKind.START))
+    rejection = await refused(table.act(SECOND, Start()))
     assert rejection.code is ErrorCode.STORAGE_FAILED
     table.store.fail_appends = False
-    assert actor.match.phase is Phase.AWAITING_DEAL
-    assert actor.ready == {FIRST}
-    assert actor.start_deadline_ms == start_deadline
+    assert actor.state.match.phase is Phase.AWAITING_DEAL
+    assert actor.state.ready == {FIRST}
+    assert actor.state.start_deadline_ms == start_deadline
     # Nobody presses again: the grace period must still deal the round (D3: no stalling).
-    await wait_until(lambda: actor.match.round_number == 1, timeout_s=1.5)
+    await wait_until(lambda: actor.state.match.round_number == 1, timeout_s=1.5)
 
 
 # -- the loop-lag monitor (D5) -----------------------------------------------------------------
@@ -230,13 +244,13 @@ async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Ta
     table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
     actor = table.actor
     await table.start_round()
-    assert actor.clock.running is FIRST
+    assert actor.state.clock.running is FIRST
     version = actor.version
     time.sleep(0.4)  # the loop is blocked: no timer, no monitor tick, nothing runs
-    await wait_until(lambda: actor.match.is_over)
+    await wait_until(lambda: actor.state.match.is_over)
     assert table.service.lag.stalls == 1
-    assert actor.match.result == MatchEnded(None, MatchEnd.TIMING_FAILURE)
-    assert actor.status is MatchStatus.ABORTED
+    assert actor.state.match.result == MatchEnded(None, MatchEnd.TIMING_FAILURE)
+    assert actor.state.status is MatchStatus.ABORTED
     assert actor.version == version + 1
     records = await table.store.events(actor.id)
     assert [r.version for r in records] == list(range(1, version + 2))
@@ -251,15 +265,15 @@ async def test_d5_a_stall_while_the_clocks_stand_aborts_nothing(tables: Tables) 
     settings = ServiceSettings(lag_threshold_ms=150)
     table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
     actor = table.actor
-    assert actor.match.phase is Phase.AWAITING_DEAL
-    assert actor.clock.running is None
+    assert actor.state.match.phase is Phase.AWAITING_DEAL
+    assert actor.state.clock.running is None
     time.sleep(0.4)
     await wait_until(lambda: table.service.lag.stalls == 1)
     await asyncio.sleep(0.05)
-    assert actor.status is MatchStatus.ACTIVE
-    assert actor.match.result is None
+    assert actor.state.status is MatchStatus.ACTIVE
+    assert actor.state.match.result is None
     await table.start_round()
-    assert actor.clock.running is FIRST
-    await table.do(actor.match.legal_actions()[0])
-    assert actor.match.result is None
-    assert actor.clock.running is SECOND
+    assert actor.state.clock.running is FIRST
+    await table.do(actor.state.match.legal_actions()[0])
+    assert actor.state.match.result is None
+    assert actor.state.clock.running is SECOND

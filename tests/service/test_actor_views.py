@@ -7,11 +7,14 @@ import json
 import random
 
 from spectacular_bid.rules.match import Phase
+from spectacular_bid.rules.notation import parse_tile
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.rules.tiles import Tile, parse_tile
-from spectacular_bid.service.actor import Audience, MatchActor, Subscriber
-from spectacular_bid.service.codec import JSON
+from spectacular_bid.rules.tiles import Tile
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.fairness import verify_commitment
+from spectacular_bid.service.ports import JSON
+from spectacular_bid.web.room import Subscriber
 
 from .helpers import (
     ANN,
@@ -47,7 +50,7 @@ class Referee:
         self.rounds_ended_seen: dict[Audience, int] = {}
 
     def may_see(self, audience: Audience) -> set[Tile]:
-        match = self.actor.match
+        match = self.actor.state.match
         rnd = match.round
         if rnd is None:
             return set()
@@ -61,7 +64,7 @@ class Referee:
         return visible
 
     def check(self, audience: Audience, message: JSON) -> None:
-        match = self.actor.match
+        match = self.actor.state.match
         rnd = match.round
         if rnd is not None:
             self.decks.setdefault(rnd.number, [t.notation() for t in rnd.deck])
@@ -99,11 +102,11 @@ async def test_d4_no_message_names_a_tile_its_receiver_may_not_see(tables: Table
     actor = table.actor
     referee = Referee(actor)
     subscribers: list[Subscriber] = [
-        await actor.subscribe(ANN, None),
-        await actor.subscribe(BO, None),
-        await actor.subscribe(None, None),
-        await actor.subscribe(CY, None),
-        await actor.subscribe(ANN, None, Audience.SPECTATOR),
+        table.subscribe(ANN),
+        table.subscribe(BO),
+        table.subscribe(None),
+        table.subscribe(CY),
+        table.subscribe(ANN, None, Audience.SPECTATOR),
     ]
     assert [s.audience for s in subscribers] == [
         Audience.FIRST,
@@ -126,9 +129,9 @@ async def test_d4_no_message_names_a_tile_its_receiver_may_not_see(tables: Table
     commands = await table.play_randomly(
         random.Random(2024), until=lambda _: False, after_each=check_all
     )
-    assert actor.match.is_over
-    assert actor.match.result is not None
-    rounds = actor.match.round_number
+    assert actor.state.match.is_over
+    assert actor.state.match.result is not None
+    rounds = actor.state.match.round_number
     assert rounds >= 2
     assert commands > 50
     # Every version reached every subscriber, once, in order.
@@ -155,32 +158,32 @@ async def test_reconnect_gets_exactly_the_missed_events(tables: Tables) -> None:
     actor = table.actor
     await table.start_round()
     live = {
-        Audience.FIRST: await actor.subscribe(ANN, actor.version),
-        Audience.SPECTATOR: await actor.subscribe(None, actor.version),
+        Audience.FIRST: table.subscribe(ANN, actor.version),
+        Audience.SPECTATOR: table.subscribe(None, actor.version),
     }
     for sub in live.values():
         messages(sub)
     since = actor.version
-    await table.play_randomly(random.Random(9), until=lambda a: a.version == since + 6)
+    await table.play_randomly(random.Random(9), until=lambda s: s.version == since + 6)
     missed = {
         audience: [e for m in messages(sub) if m["type"] == "update" for e in m["events"]]
         for audience, sub in live.items()
     }
-    clock = actor.clock
+    clock = actor.state.clock
     for sub in live.values():
-        await actor.unsubscribe(sub)
-    assert actor.clock == clock  # R7.6: disconnecting neither stops nor resets a clock
-    assert actor.clock.running is not None
+        table.room.unsubscribe(sub)
+    assert actor.state.clock == clock  # R7.6: disconnecting neither stops nor resets a clock
+    assert actor.state.clock.running is not None
     watching = 0
     for audience, player in ((Audience.FIRST, ANN), (Audience.SPECTATOR, None)):
-        back = messages(await actor.subscribe(player, since))
+        back = messages(table.subscribe(player, since))
         watching += audience is Audience.SPECTATOR
         assert [m["type"] for m in back] == ["update", "presence"]
         update = back[0]
         assert update["version"] == since + 6
         assert update["events"] == missed[audience]
         assert {e["version"] for e in update["events"]} == set(range(since + 1, since + 7))
-        assert without_presence(update["match"]) == without_presence(actor.snapshot_json(audience))
+        assert without_presence(update["match"]) == without_presence(table.view(audience))
         assert back[1]["online"] == {"first": True, "second": False}
         assert back[1]["spectators"] == watching
 
@@ -190,16 +193,19 @@ async def test_reconnect_from_too_far_behind_gets_the_full_state(tables: Tables)
         fake_time_settings(fixed_deck_seed=3, resend_limit=3), time_source=FakeTime()
     )
     actor = table.actor
+    watching = table.subscribe(BO)  # from the join on: every event the second seat was sent
     await table.start_round()
-    await table.play_randomly(random.Random(9), until=lambda a: a.version >= 10)
+    await table.play_randomly(random.Random(9), until=lambda s: s.version >= 10)
     version = actor.version
+    (joined, *updates) = [m for m in messages(watching) if m["type"] != "presence"]
+    assert joined["type"] == "state"
+    sent = joined["log"] + [e for m in updates for e in m["events"]]
+    assert {e["version"] for e in sent} == set(range(1, version + 1))
 
     async def first_message(since: int) -> JSON:
-        message = messages(await actor.subscribe(BO, since))[0]
+        message = messages(table.subscribe(BO, since))[0]
         assert message["version"] == version
-        assert without_presence(message["match"]) == without_presence(
-            actor.snapshot_json(Audience.SECOND)
-        )
+        assert without_presence(message["match"]) == without_presence(table.view(Audience.SECOND))
         return message
 
     kept = await first_message(version - 3)
@@ -212,7 +218,9 @@ async def test_reconnect_from_too_far_behind_gets_the_full_state(tables: Tables)
         resync = await first_message(since)
         assert resync["type"] == "state"
         assert "events" not in resync
-    assert actor.seats_of(BO) == [SECOND]
+        # The state's log is every event so far, as this seat was sent them (the move list).
+        assert resync["log"] == sent
+    assert actor.state.seats_of(BO.id) == [SECOND]
 
 
 async def test_reconnect_with_a_resend_limit_of_zero_always_gets_the_full_state(
@@ -225,7 +233,9 @@ async def test_reconnect_with_a_resend_limit_of_zero_always_gets_the_full_state(
     actor = table.actor
     assert await table.service.join(actor.id, BO) is SECOND
     await table.start_round()
-    assert actor.match.round_number == 1
-    message = messages(await actor.subscribe(ANN, actor.version - 1))[0]
+    assert actor.state.match.round_number == 1
+    message = messages(table.subscribe(ANN, actor.version - 1))[0]
     assert message["type"] == "state"
     assert message["version"] == actor.version
+    assert [e["type"] for e in message["log"]][:2] == ["seat_taken", "ready"]
+    assert {e["version"] for e in message["log"]} == set(range(1, actor.version + 1))

@@ -7,7 +7,8 @@ import random
 import pytest
 
 from spectacular_bid.rules.tiles import TILES
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.web.replay_frames import replay_frames
 
 from .helpers import FakeTime, Tables, fake_time_settings
 
@@ -17,20 +18,22 @@ async def test_d4_frames_follow_every_version_with_both_hands(tables: Tables) ->
     table = await tables.open(fake_time_settings(fixed_deck_seed=5), time_source=time)
     service, actor = table.service, table.actor
     with pytest.raises(Rejection) as live:
-        await service.replay_frames(actor.id)
+        await service.document(actor.id)
     assert live.value.code is ErrorCode.WRONG_PHASE  # never while the match is live (D4)
 
-    await table.play_randomly(random.Random(11), until=lambda a: False)
-    replay = await service.replay_frames(actor.id)
+    await table.play_randomly(random.Random(11), until=lambda _: False)
+    replay = replay_frames(await service.document(actor.id))
 
     frames = replay["frames"]
     assert [f["version"] for f in frames] == list(range(actor.version + 1))
     final = frames[-1]["view"]
     assert final["balances"] == {
-        "first": actor.match.balances[0],
-        "second": actor.match.balances[1],
+        "first": actor.state.match.balances[0],
+        "second": actor.state.match.balances[1],
     }
-    assert final["result"]["reason"] == actor.match.result.reason.value  # type: ignore[union-attr]
+    result = actor.state.match.result
+    assert result is not None
+    assert final["result"]["reason"] == result.reason.value
     dealt = [f for f in frames if f["view"]["phase"] in ("auction", "opening", "playing")]
     assert dealt, "the match had rounds"
     for frame in dealt:

@@ -8,6 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from service.replayed import stored_matches as stored_matches
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
 

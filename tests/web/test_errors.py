@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 
-from spectacular_bid.service.intents import ErrorCode
+from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.web.errors import HTTP_STATUS
 
 from .guests import error_of

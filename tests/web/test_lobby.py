@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from spectacular_bid.service.intents import Intent, IntentKind
+from spectacular_bid.service.commands import ResignMatch, Start
 from spectacular_bid.service.matches import MatchService
 
 from .guests import bearer, guest, new_match
@@ -45,9 +45,9 @@ async def test_matches_move_through_the_lobby(app: FastAPI, client: httpx.AsyncC
     assert isinstance(service, MatchService)
     actor = service.get(shared_id)
     player = await service.guests.resolve(bob)
-    await actor.submit(player, Intent(IntentKind.START, actor.version), service.now_ms())
-    resign = Intent(IntentKind.RESIGN, actor.version)
-    await actor.submit(player, resign, service.now_ms())
+    assert player is not None
+    await actor.submit(player.id, Start(), actor.version, service.now_ms())
+    await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())
     lobby = (await client.get("/api/lobby")).json()
     assert ids(lobby["finished"]) == [shared_id]
     assert lobby["finished"][0]["status"] == "finished"

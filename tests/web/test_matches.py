@@ -6,7 +6,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from spectacular_bid.service.intents import Intent, IntentKind
+from spectacular_bid.service.commands import Start
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.web.messages import ServerState
 from spectacular_bid.web.snapshot import MatchSnapshot
@@ -120,7 +120,8 @@ async def test_a_player_sees_their_hand_and_a_spectator_none(
     actor = service.get(match_id)
     for token in (ann, bob):  # both press Start: the first round is dealt (D3)
         player = await service.guests.resolve(token)
-        await actor.submit(player, Intent(IntentKind.START, actor.version), service.now_ms())
+        assert player is not None
+        await actor.submit(player.id, Start(), actor.version, service.now_ms())
 
     views = {
         who: (await client.get(f"/api/matches/{match_id}", headers=headers)).json()
@@ -147,3 +148,16 @@ async def test_a_player_sees_their_hand_and_a_spectator_none(
         assert spectator["legal"] is None
         text = str(spectator)
         assert not any(f"'{tile}'" in text for tile in first["hand"] + second["hand"])
+    # The log (the move list) is every event so far, each as its receiver may see it.
+    dealt_to = {}
+    for who, view in views.items():
+        log = view["log"]
+        assert [(e["version"], e["type"]) for e in log[:3]] == [
+            (1, "seat_taken"),
+            (2, "ready"),
+            (3, "round_dealt"),
+        ]
+        dealt_to[who] = log[2]["hands"]
+    assert dealt_to["first"] == {"first": sorted(first["hand"]), "second": None}
+    assert dealt_to["second"] == {"first": None, "second": sorted(second["hand"])}
+    assert dealt_to["outsider"] == dealt_to["anonymous"] == {"first": None, "second": None}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -11,17 +12,28 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from spectacular_bid.rules.actions import Accept, Bid, Decline, Draw, Event, Play
+from spectacular_bid.rules.actions import Event
 from spectacular_bid.rules.board import Place, Side
+from spectacular_bid.rules.notation import parse_tile
 from spectacular_bid.rules.seats import Seat
-from spectacular_bid.rules.tiles import parse_tile
-from spectacular_bid.service.actor import MatchActor, Subscriber
-from spectacular_bid.service.codec import type_name
-from spectacular_bid.service.guests import Player
-from spectacular_bid.service.intents import ErrorCode, Intent, IntentKind, Rejection
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.commands import (
+    AcceptBid,
+    DeclineBid,
+    DrawTile,
+    PlaceBid,
+    PlayerCommand,
+    PlayTile,
+    ResignMatch,
+    Reveal,
+    Start,
+    move_of,
+)
+from spectacular_bid.service.events import ServiceEvent
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
-from spectacular_bid.service.ports import MatchMode
+from spectacular_bid.service.ports import MatchMode, Player
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.web.events import MatchEvent
 from spectacular_bid.web.messages import (
@@ -30,15 +42,21 @@ from spectacular_bid.web.messages import (
     ClientPing,
     ServerMessage,
     ack_text,
+    command_of,
     error_text,
-    intent_of,
     parse_client_message,
     pong_text,
     schema_text,
 )
+from spectacular_bid.web.room import Rooms, Subscriber
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SERVICE_EVENTS = {"seat_taken", "ready", "revealed", "deck_committed", "deck_revealed"}
+
+
+def type_name(cls: type) -> str:
+    """An event's wire ``type``: its class name in snake case (``RoundDealt``: ``round_dealt``)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
 
 
 def test_the_checked_in_schema_is_up_to_date() -> None:
@@ -48,6 +66,7 @@ def test_the_checked_in_schema_is_up_to_date() -> None:
 
 def test_every_event_type_has_a_model() -> None:
     engine = {type_name(cls) for cls in typing.get_args(Event)}
+    assert {type_name(cls) for cls in typing.get_args(ServiceEvent)} == SERVICE_EVENTS
     members = typing.get_args(typing.get_args(MatchEvent)[0])
     modelled = {typing.get_args(m.model_fields["type"].annotation)[0] for m in members}
     assert modelled == engine | SERVICE_EVENTS
@@ -70,31 +89,35 @@ def rejection(data: object) -> Rejection:
     return caught.value
 
 
-K = IntentKind
 ONE_FOUR = parse_tile("1-4")
 
 
 @pytest.mark.parametrize(
-    ("data", "intent"),
+    ("data", "command", "version", "seat"),
     [
-        ({"type": "play", "version": 3, "tile": "1-4", "at": None}, Intent(K.PLAY, 3, ONE_FOUR)),
+        ({"type": "play", "version": 3, "tile": "1-4", "at": None}, PlayTile(ONE_FOUR), 3, None),
         (
             {"type": "play", "version": 4, "tile": "1-1", "at": "1-4:smaller", "id": "a"},
-            Intent(K.PLAY, 4, parse_tile("1-1"), Place(ONE_FOUR, Side.SMALLER)),
+            PlayTile(parse_tile("1-1"), Place(ONE_FOUR, Side.SMALLER)),
+            4,
+            None,
         ),
-        ({"type": "draw", "version": 0}, Intent(K.DRAW, 0)),
-        ({"type": "bid", "version": 9, "amount": 20}, Intent(K.BID, 9, amount=20)),
-        ({"type": "accept", "version": 1}, Intent(K.ACCEPT, 1)),
-        ({"type": "decline", "version": 1}, Intent(K.DECLINE, 1)),
-        ({"type": "resign", "version": 1, "seat": "second"}, Intent(K.RESIGN, 1, seat=Seat.SECOND)),
-        ({"type": "start", "version": 0, "seat": "first"}, Intent(K.START, 0, seat=Seat.FIRST)),
-        ({"type": "reveal", "version": 7}, Intent(K.REVEAL, 7)),
+        ({"type": "draw", "version": 0}, DrawTile(), 0, None),
+        ({"type": "bid", "version": 9, "amount": 20}, PlaceBid(20), 9, None),
+        ({"type": "accept", "version": 1}, AcceptBid(), 1, None),
+        ({"type": "decline", "version": 1}, DeclineBid(), 1, None),
+        ({"type": "resign", "version": 1, "seat": "second"}, ResignMatch(), 1, Seat.SECOND),
+        ({"type": "start", "version": 0, "seat": "first"}, Start(), 0, Seat.FIRST),
+        ({"type": "reveal", "version": 7}, Reveal(), 7, None),
     ],
 )
-def test_commands_become_intents(data: dict[str, Any], intent: Intent) -> None:
+def test_frames_become_commands(
+    data: dict[str, Any], command: PlayerCommand, version: int, seat: Seat | None
+) -> None:
     message = parse_client_message(data)
     assert not isinstance(message, ClientPing)
-    assert intent_of(message) == intent
+    assert command_of(message) == command
+    assert (message.version, message.acting_seat()) == (version, seat)
 
 
 def test_ping() -> None:
@@ -146,35 +169,27 @@ def test_the_web_layers_own_messages_validate() -> None:
         SERVER.validate_json(text)
 
 
-def intent_for(action: object, version: int) -> Intent:
-    if isinstance(action, Play):
-        return Intent(IntentKind.PLAY, version, tile=action.tile, at=action.at, seat=action.seat)
-    if isinstance(action, Bid):
-        return Intent(IntentKind.BID, version, amount=action.amount, seat=action.seat)
-    kinds = {Draw: IntentKind.DRAW, Accept: IntentKind.ACCEPT, Decline: IntentKind.DECLINE}
-    return Intent(kinds[type(action)], version, seat=getattr(action, "seat", None))
-
-
 async def play_out(
     actor: MatchActor, players: list[Player], service: MatchService, seed: int
 ) -> None:
     """Random legal moves until the match ends (Start pressed by everyone when needed)."""
     rng = random.Random(seed)
     for _ in range(5_000):
-        if not actor.is_live:
+        state = actor.state
+        if not state.is_live:
             return
         now = service.now_ms()
-        if actor.handover is not None:
-            await actor.submit(players[0], Intent(IntentKind.REVEAL, actor.version), now)
+        if state.handover is not None:
+            await actor.submit(players[0].id, Reveal(), actor.version, now)
             continue
-        seat = actor.match.to_act
+        seat = state.match.to_act
         if seat is None:
             for player in dict.fromkeys(players):
-                if actor.match.to_act is None and actor.is_live:
-                    await actor.submit(player, Intent(IntentKind.START, actor.version), now)
+                if actor.state.match.to_act is None and actor.is_live:
+                    await actor.submit(player.id, Start(), actor.version, now)
             continue
-        action = rng.choice(actor.match.legal_actions(seat))
-        await actor.submit(players[seat], intent_for(action, actor.version), now)
+        action = rng.choice(state.match.legal_actions(seat))
+        await actor.submit(players[seat].id, move_of(action), actor.version, now, seat)
     raise AssertionError("the match did not end")
 
 
@@ -197,14 +212,15 @@ async def test_every_frame_of_whole_matches_validates(mode: MatchMode, seed: int
         ann, _ = await service.guests.create("Ann", 0)
         bob, _ = await service.guests.create("Bob", 0)
         actor = await service.create_match(ann, mode)
-        subscribers = [await actor.subscribe(None, None)]
+        room = Rooms(service.now_ms, settings.resend_limit, settings.subscriber_queue).room(actor)
+        subscribers = [room.subscribe(None, None, None)]
         if mode is MatchMode.INVITE:
-            subscribers.append(await actor.subscribe(ann, None))
+            subscribers.append(room.subscribe(ann, None, None))
             await service.join(actor.id, bob)
-            subscribers.append(await actor.subscribe(bob, 0))
+            subscribers.append(room.subscribe(bob, 0, None))
             players = [ann, bob]
         else:
-            subscribers.append(await actor.subscribe(ann, None))
+            subscribers.append(room.subscribe(ann, None, None))
             players = [ann, ann]
         await play_out(actor, players, service, seed)
         seen: set[str] = set()

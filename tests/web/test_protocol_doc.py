@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from spectacular_bid.service.intents import ErrorCode
+from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.web.events import MatchEvent
 from spectacular_bid.web.messages import CLIENT_MESSAGES, ClientMessage, ServerMessage
 from spectacular_bid.web.snapshot import MatchSnapshot

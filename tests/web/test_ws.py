@@ -15,6 +15,7 @@ from spectacular_bid.service.matches import MatchService
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.identity import COOKIE
 from spectacular_bid.web.messages import ServerMessage
+from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.settings import WebSettings
 
 from .asgi_socket import AsgiSocket, Closed
@@ -124,7 +125,7 @@ async def test_a_stale_version_changes_nothing(app: FastAPI, client: httpx.Async
     match_id = await joined_match(client, ann, bob)
     async with socket(app, match_id, ann) as ws:
         await ws.receive_until("presence")
-        await ws.send_json({"type": "start", "version": 0, "id": "old"})
+        await ws.send_json({"type": "resign", "version": 0, "id": "old"})
         error = await ws.receive_json()
         assert error == {
             "type": "error",
@@ -134,6 +135,25 @@ async def test_a_stale_version_changes_nothing(app: FastAPI, client: httpx.Async
             "id": "old",
         }
     assert await version_of(client, match_id) == 1
+
+
+async def test_a_press_already_in_effect_is_acknowledged_and_changes_nothing(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Start is a press, never stale (issue 9 §4): pressed again, against any version, it gets
+    an ack of the version it is already in — and no update, for nothing changed."""
+    ann, bob = await guest(client, "Ann"), await guest(client, "Bob")
+    match_id = await joined_match(client, ann, bob)
+    async with socket(app, match_id, ann) as ws:
+        await ws.receive_until("presence")
+        await ws.send_json({"type": "start", "version": 1, "id": "s1"})
+        assert (await ws.receive_until("update"))["version"] == 2
+        assert await ws.receive_json() == {"type": "ack", "version": 2, "id": "s1"}
+        for version in (1, 2, 0):
+            await ws.send_json({"type": "start", "version": version, "id": f"again-{version}"})
+            ack = await ws.receive_json()
+            assert ack == {"type": "ack", "version": 2, "id": f"again-{version}"}
+    assert await version_of(client, match_id) == 2
 
 
 async def test_a_spectator_cannot_act(app: FastAPI, client: httpx.AsyncClient) -> None:
@@ -164,18 +184,29 @@ async def test_reconnecting_with_since_gets_the_missed_events(
 ) -> None:
     ann, bob = await guest(client, "Ann"), await guest(client, "Bob")
     match_id = await joined_match(client, ann, bob)
+    async with socket(app, match_id, ann) as ws:
+        assert (await ws.receive_json())["version"] == 1
     async with socket(app, match_id, bob) as ws:
         await ws.receive_until("presence")
         await ws.send_json({"type": "start", "version": 1})
         await ws.receive_until("ack")
+    async with socket(app, match_id, ann, since="1") as ws:
+        missed = SERVER.validate_json(await ws.receive_text()).root
+        assert missed.type == "update"
+        assert [(e.version, e.type) for e in missed.events] == [(2, "ready")]
+        assert missed.match.ready.second
+    # Version 1 was stored before the match's room (its first socket) existed; the room's
+    # window still holds it, so a client that saw nothing gets every event as one update.
     async with socket(app, match_id, ann, since="0") as ws:
         missed = SERVER.validate_json(await ws.receive_text()).root
         assert missed.type == "update"
-        assert [(e.version, e.type) for e in missed.events] == [
-            (1, "seat_taken"),
-            (2, "ready"),
-        ]
+        assert [(e.version, e.type) for e in missed.events] == [(1, "seat_taken"), (2, "ready")]
         assert missed.match.ready.second
+    # A version the match never reached is a resync: the full state, whose log has it all.
+    async with socket(app, match_id, ann, since="9") as ws:
+        resync = SERVER.validate_json(await ws.receive_text()).root
+        assert resync.type == "state"
+        assert [(e.version, e.type) for e in resync.log] == [(1, "seat_taken"), (2, "ready")]
 
 
 @pytest.mark.parametrize(
@@ -282,8 +313,10 @@ async def test_a_dropped_socket_is_closed_with_1013(
     assert isinstance(service, MatchService)
     async with socket(app, match_id, ann) as ws:
         await ws.receive_until("presence")
-        (subscriber,) = service.get(match_id).subscribers
-        subscriber.close()  # what the actor does to a socket that fell behind
+        rooms = app.state.rooms
+        assert isinstance(rooms, Rooms)
+        (subscriber,) = rooms.room(service.get(match_id)).subscribers
+        subscriber.close()  # what the room does to a socket that fell behind
         assert (await ws.expect_close()).code == 1013
 
 

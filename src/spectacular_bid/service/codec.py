@@ -1,158 +1,246 @@
-"""Plain-JSON forms of the engine's values, shared by the wire and the match record.
+"""The explicit JSON codec of the match record and of the events on the wire (issue 9 §8).
 
-Tiles are written in Appendix A move notation (``"1-4"``), open places as ``"1-4:smaller"``, seats
-as ``"first"``/``"second"``, enums by value. Commands decode back into engine actions so a stored
-match can be replayed through the engine (D4); events only ever need encoding.
+Every event and recorded command has its own encoder here, naming each JSON field: renaming a
+field in ``rules/actions.py`` cannot silently change a stored record or a frame — this module
+stops type-checking, or ``tests/golden`` fails. The shapes are those of record format 1, which
+format 2 keeps (it adds ``received_ms`` to each version, see ``records.py``).
+
+Tiles are written in Appendix A move notation (``"1-4"``), open places as ``"1-4:smaller"``,
+seats as ``"first"``/``"second"``, enums by value.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
-from collections.abc import Mapping
-from enum import Enum
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from spectacular_bid.clock import ClockReading
 from spectacular_bid.rules.actions import (
     Abort,
     AbortReason,
     Accept,
-    Action,
+    AuctionOpened,
     Bid,
-    Deal,
+    BidAccepted,
+    BidMade,
     Decline,
+    Declined,
     Draw,
+    Drew,
     Flag,
+    MatchEnded,
+    OpenerChosen,
+    Passed,
     Play,
+    Played,
     Resign,
+    RoundDealt,
+    RoundEnded,
+    Transferred,
 )
-from spectacular_bid.rules.board import Joint, Place, parse_side
+from spectacular_bid.rules.board import Place
 from spectacular_bid.rules.errors import NotationError
+from spectacular_bid.rules.notation import parse_place, parse_seat, parse_tile, place_text
 from spectacular_bid.rules.seats import BySeat, Seat
-from spectacular_bid.rules.tiles import Tile, parse_tile
-
-JSON = Any
-"""A value made of dicts, lists, str, int, bool and None."""
-
-_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
-_SEAT_NAMES = {"first": Seat.FIRST, "second": Seat.SECOND}
-
-
-def type_name(cls: type) -> str:
-    """``BidAccepted`` → ``bid_accepted``: the ``type`` of an encoded event or command."""
-    return _SNAKE.sub("_", cls.__name__).lower()
-
-
-def place_text(place: Place) -> str:
-    return f"{place.tile.notation()}:{place.side.notation}"
-
-
-def parse_place(text: str) -> Place:
-    """Parse ``"1-4:smaller"`` into an open-place reference (Appendix A)."""
-    tile_text, colon, side_text = text.partition(":")
-    if not colon:
-        raise NotationError(f"invalid place: {text!r} (expected TILE:SIDE, e.g. 1-4:smaller)")
-    return Place(parse_tile(tile_text), parse_side(side_text))
+from spectacular_bid.rules.tiles import Tile
+from spectacular_bid.service.commands import (
+    PressedReveal,
+    PressedStart,
+    RecordedCommand,
+    SaltedDeal,
+    TookSeat,
+)
+from spectacular_bid.service.events import (
+    DeckCommitted,
+    DeckRevealed,
+    MatchEvent,
+    Ready,
+    Revealed,
+    SeatTaken,
+)
+from spectacular_bid.service.ports import JSON
 
 
-def parse_seat(text: object) -> Seat:
-    if isinstance(text, str) and text in _SEAT_NAMES:
-        return _SEAT_NAMES[text]
-    raise NotationError(f"invalid seat: {text!r} (expected 'first' or 'second')")
+def _tiles(tiles: tuple[Tile, ...] | None) -> list[str] | None:
+    return None if tiles is None else [t.notation() for t in tiles]
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+def _tile(tile: Tile | None) -> str | None:
+    return None if tile is None else tile.notation()
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    return names
+def _place(place: Place | None) -> str | None:
+    return None if place is None else place_text(place)
 
 
-def to_json(value: object) -> JSON:
-    """Encode an engine or service value (dataclasses included) as plain JSON data."""
-    kind = type(value)
-    if kind is int or kind is str or value is None or kind is bool:
-        return value
-    names = _FIELD_NAMES.get(kind)
-    if names is not None:
-        return {name: to_json(getattr(value, name)) for name in names}
-    if isinstance(value, Tile):
-        return value.notation()
-    if isinstance(value, Seat):
-        return str(value)
-    if isinstance(value, Place):
-        return place_text(value)
-    if isinstance(value, Joint):
-        return {"old": place_text(value.old), "new": place_text(value.new)}
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, BySeat):
-        return {"first": to_json(value.first), "second": to_json(value.second)}
-    if isinstance(value, tuple | list):
-        return [to_json(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): to_json(v) for k, v in value.items()}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: to_json(getattr(value, name)) for name in _field_names(kind)}
-    raise TypeError(f"cannot encode {value!r} as JSON")
+def _seat(seat: Seat | None) -> str | None:
+    return None if seat is None else str(seat)
 
 
-def event_json(event: object) -> JSON:
+def _pair(pair: BySeat[Any], each: Callable[[Any], JSON]) -> JSON:
+    return {"first": each(pair.first), "second": each(pair.second)}
+
+
+def _same(value: JSON) -> JSON:
+    return value
+
+
+_EVENTS: Final[dict[type, Callable[[Any], JSON]]] = {
+    RoundDealt: lambda e: {
+        "type": "round_dealt",
+        "number": e.number,
+        "hands": _pair(e.hands, _tiles),
+        "boneyard": _tiles(e.boneyard),
+        "boneyard_count": e.boneyard_count,
+    },
+    AuctionOpened: lambda e: {"type": "auction_opened", "jockey": _seat(e.jockey)},
+    OpenerChosen: lambda e: {"type": "opener_chosen", "seat": _seat(e.seat), "tile": _tile(e.tile)},
+    Declined: lambda e: {"type": "declined", "seat": _seat(e.seat), "forced": e.forced},
+    BidMade: lambda e: {
+        "type": "bid_made",
+        "seat": _seat(e.seat),
+        "amount": e.amount,
+        "cost": e.cost,
+    },
+    BidAccepted: lambda e: {
+        "type": "bid_accepted",
+        "seat": _seat(e.seat),
+        "bidder": _seat(e.bidder),
+        "amount": e.amount,
+        "payment": e.payment,
+        "forced": e.forced,
+    },
+    Transferred: lambda e: {
+        "type": "transferred",
+        "payer": _seat(e.payer),
+        "payee": _seat(e.payee),
+        "amount": e.amount,
+        "reason": e.reason.value,
+        "balances": _pair(e.balances, _same),
+    },
+    Played: lambda e: {
+        "type": "played",
+        "seat": _seat(e.seat),
+        "tile": _tile(e.tile),
+        "at": _place(e.at),
+        "ends_sum": e.ends_sum,
+        "award": e.award,
+    },
+    Drew: lambda e: {
+        "type": "drew",
+        "seat": _seat(e.seat),
+        "tile": _tile(e.tile),
+        "boneyard_count": e.boneyard_count,
+    },
+    Passed: lambda e: {"type": "passed", "seat": _seat(e.seat)},
+    RoundEnded: lambda e: {
+        "type": "round_ended",
+        "number": e.number,
+        "reason": e.reason.value,
+        "hands": _pair(e.hands, _tiles),
+        "pip_totals": _pair(e.pip_totals, _same),
+        "jockey": _seat(e.jockey),
+    },
+    MatchEnded: lambda e: {
+        "type": "match_ended",
+        "winner": _seat(e.winner),
+        "reason": e.reason.value,
+    },
+    SeatTaken: lambda e: {"type": "seat_taken", "seat": _seat(e.seat), "name": e.name},
+    Ready: lambda e: {"type": "ready", "seat": _seat(e.seat)},
+    Revealed: lambda e: {"type": "revealed", "seat": _seat(e.seat)},
+    DeckCommitted: lambda e: {
+        "type": "deck_committed",
+        "round": e.round,
+        "commitment": e.commitment,
+    },
+    DeckRevealed: lambda e: {
+        "type": "deck_revealed",
+        "round": e.round,
+        "commitment": e.commitment,
+        "salt": e.salt,
+        "deck": _tiles(e.deck),
+    },
+}
+
+_SEAT_COMMANDS: Final[dict[type, str]] = {
+    Draw: "draw",
+    Accept: "accept",
+    Decline: "decline",
+    Resign: "resign",
+    Flag: "flag",
+    TookSeat: "join",
+    PressedStart: "start",
+    PressedReveal: "reveal",
+}
+_SEAT_COMMAND_TYPES: Final = {name: kind for kind, name in _SEAT_COMMANDS.items()}
+
+
+def event_json(event: MatchEvent) -> JSON:
     """An event as ``{"type": "played", …fields}``."""
-    body = to_json(event)
-    return {"type": type_name(type(event)), **body}
+    return _EVENTS[type(event)](event)
 
 
-def clock_json(reading: ClockReading) -> JSON:
-    return to_json(reading)
-
-
-def action_json(action: Action) -> JSON:
-    """A command as recorded in the match record: ``{"type": "play", "seat": …}``."""
-    return event_json(action)
+def command_json(command: RecordedCommand) -> JSON:
+    """A version's command as the record stores it: ``{"type": "play", "seat": …}``."""
+    if isinstance(command, Play):
+        return {
+            "type": "play",
+            "seat": _seat(command.seat),
+            "tile": _tile(command.tile),
+            "at": _place(command.at),
+        }
+    if isinstance(command, Bid):
+        return {"type": "bid", "seat": _seat(command.seat), "amount": command.amount}
+    if isinstance(command, SaltedDeal):
+        return {"type": "deal", "deck": _tiles(command.deck), "salt": command.salt}
+    if isinstance(command, Abort):
+        return {"type": "abort", "reason": command.reason.value}
+    return {"type": _SEAT_COMMANDS[type(command)], "seat": _seat(command.seat)}
 
 
 def _field(data: Mapping[str, Any], name: str) -> Any:
     if name not in data:
-        raise NotationError(f"missing field {name!r} in {dict(data)!r}")
+        raise NotationError(f"missing field {name!r} in {dict(data)!r:.200}")
     return data[name]
 
 
-def parse_action(data: Mapping[str, Any]) -> Action:
-    """Decode a recorded command back into an engine action (the inverse of action_json)."""
+def parse_command(data: Mapping[str, Any]) -> RecordedCommand:
+    """Decode a recorded command (the inverse of :func:`command_json`); raise
+    :class:`NotationError` naming what is wrong."""
     kind = _field(data, "type")
     if kind == "deal":
-        deck = _field(data, "deck")
-        if not isinstance(deck, list):
-            raise NotationError(f"invalid deck: {deck!r}")
-        return Deal(tuple(parse_tile(t) for t in deck))
+        deck, salt = _field(data, "deck"), _field(data, "salt")
+        if not isinstance(deck, list) or not isinstance(salt, str):
+            raise NotationError(f"invalid deal: deck {deck!r:.80}, salt {salt!r:.80}")
+        return SaltedDeal(tuple(parse_tile(t) for t in deck), salt)
     if kind == "abort":
         try:
             return Abort(AbortReason(_field(data, "reason")))
         except ValueError:
-            raise NotationError(f"invalid abort reason: {data.get('reason')!r}") from None
+            raise NotationError(f"invalid abort reason: {data.get('reason')!r:.80}") from None
     seat = parse_seat(_field(data, "seat"))
     if kind == "play":
         at = data.get("at")
-        return Play(seat, parse_tile(_field(data, "tile")), None if at is None else parse_place(at))
+        tile = parse_tile(_field(data, "tile"))
+        return Play(seat, tile, None if at is None else parse_place(at))
     if kind == "bid":
         amount = _field(data, "amount")
         if not isinstance(amount, int) or isinstance(amount, bool):
-            raise NotationError(f"invalid bid amount: {amount!r}")
+            raise NotationError(f"invalid bid amount: {amount!r:.80}")
         return Bid(seat, amount)
-    simple: dict[str, type[Draw | Accept | Decline | Resign | Flag]] = {
-        "draw": Draw,
-        "accept": Accept,
-        "decline": Decline,
-        "resign": Resign,
-        "flag": Flag,
+    if isinstance(kind, str) and kind in _SEAT_COMMAND_TYPES:
+        made: RecordedCommand = _SEAT_COMMAND_TYPES[kind](seat)
+        return made
+    raise NotationError(f"unknown command type: {kind!r:.80}")
+
+
+def clock_json(reading: ClockReading) -> JSON:
+    """A clock reading as the record and the wire carry it (R7.6, R7.7)."""
+    return {
+        "now_ms": reading.now_ms,
+        "running": _seat(reading.running),
+        "bank_left_ms": _pair(reading.bank_left_ms, _same),
+        "delay_left_ms": reading.delay_left_ms,
+        "deadline_ms": reading.deadline_ms,
     }
-    if kind in simple:
-        return simple[kind](seat)
-    raise NotationError(f"unknown command type: {kind!r}")

@@ -24,6 +24,11 @@ def secure_deck() -> tuple[Tile, ...]:
     return tuple(deck)
 
 
+def new_salt() -> str:
+    """32 random hex digits hiding a round's deck until it ends (provably fair deals, D4)."""
+    return secrets.token_hex(16)
+
+
 def seeded_decks(seed: int) -> DeckSource:
     """A predictable sequence of decks, for tests only (a test-only setting, off by default)."""
     rng = random.Random(seed)

@@ -9,14 +9,12 @@ anyone can recompute the hash: the service could not have changed the deck after
 from __future__ import annotations
 
 import hashlib
-import secrets
+import hmac
 from collections.abc import Sequence
 
 from spectacular_bid.rules.tiles import Tile
-
-
-def new_salt() -> str:
-    return secrets.token_hex(16)
+from spectacular_bid.service.commands import DealSeed
+from spectacular_bid.service.events import DeckCommitted, DeckRevealed
 
 
 def deck_text(deck: Sequence[Tile]) -> str:
@@ -28,26 +26,14 @@ def deck_commitment(deck: Sequence[Tile], salt: str) -> str:
 
 
 def verify_commitment(commitment: str, deck: Sequence[Tile], salt: str) -> bool:
-    return secrets.compare_digest(commitment, deck_commitment(deck, salt))
+    return hmac.compare_digest(commitment, deck_commitment(deck, salt))
 
 
-def committed_event(round_number: int, deck: Sequence[Tile], salt: str) -> dict[str, object]:
-    """The ``deck_committed`` event every audience receives at a deal."""
-    return {
-        "type": "deck_committed",
-        "round": round_number,
-        "commitment": deck_commitment(deck, salt),
-    }
+def committed(round_number: int, seed: DealSeed) -> DeckCommitted:
+    """The commitment every audience receives at a deal."""
+    return DeckCommitted(round_number, deck_commitment(seed.deck, seed.salt))
 
 
-def revealed_event(
-    round_number: int, commitment: str | None, deck: Sequence[Tile], salt: str
-) -> dict[str, object]:
-    """The ``deck_revealed`` event at a round's end: what anyone needs to check the commitment."""
-    return {
-        "type": "deck_revealed",
-        "round": round_number,
-        "commitment": commitment,
-        "salt": salt,
-        "deck": [t.notation() for t in deck],
-    }
+def revealed(round_number: int, commitment: str | None, seed: DealSeed) -> DeckRevealed:
+    """What anyone needs at a round's end to check its commitment (D4)."""
+    return DeckRevealed(round_number, commitment, seed.salt, seed.deck)

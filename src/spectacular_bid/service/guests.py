@@ -11,22 +11,15 @@ import hashlib
 import secrets
 import unicodedata
 import uuid
-from dataclasses import dataclass
 from typing import Final
 
-from spectacular_bid.service.ports import MatchStore, PlayerRecord
+from spectacular_bid.service.ports import MatchStore, Player, PlayerRecord
 
 NAME_MAX: Final = 24
 
 
 class DisplayNameError(ValueError):
     """A display name that is empty, too long, or made of control characters."""
-
-
-@dataclass(frozen=True, slots=True)
-class Player:
-    id: str
-    name: str
 
 
 def clean_name(raw: str) -> str:

@@ -6,8 +6,8 @@ storage port, so everything timing-related can be replaced in tests.
 Live matches are actors in memory. At start-up every match the previous process left unfinished
 is ended as a timing failure (D5, :mod:`~spectacular_bid.service.recovery`). A finished actor
 stays in memory for ``finished_ttl_ms`` after it ended, then is closed; from then on
-:meth:`MatchService.find` rebuilds it read-only from the store
-(:class:`~spectacular_bid.service.replay.FinishedMatch`), as it does for every ended match that
+:meth:`MatchService.find` re-runs it from the store through the match machine
+(:func:`~spectacular_bid.service.replay.rebuild`), as it does for every ended match that
 is not in memory. Ended matches' records and lists come from the store too.
 """
 
@@ -21,22 +21,20 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.rules.errors import RulesError
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
-from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
-from spectacular_bid.service.guests import Guests, Player
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
 from spectacular_bid.service.ports import (
-    EventRecord,
+    JSON,
     MatchMode,
     MatchRecord,
     MatchStatus,
     MatchStore,
+    Player,
     PlayerRecord,
-    RoundRecord,
 )
 from spectacular_bid.service.records import (
     ENDED,
@@ -45,12 +43,12 @@ from spectacular_bid.service.records import (
     parse_document,
     read_document,
     records_for_import,
-    rounds_from_events,
 )
 from spectacular_bid.service.recovery import abort_unfinished
-from spectacular_bid.service.replay import FinishedMatch, Verified, verify
-from spectacular_bid.service.replay_frames import replay_frames
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.state import new_match
 from spectacular_bid.service.timesource import MsSource, monotonic_ms, wall_ms
 
 log = logging.getLogger(__name__)
@@ -71,7 +69,6 @@ class MatchSummary:
     first: str | None
     second: str | None
     round_number: int
-    spectators: int
     created_at_ms: int
 
 
@@ -95,10 +92,9 @@ class MatchService:
         self.wall_ms = wall_ms
         self.finished_ttl_ms = finished_ttl_ms
         self._actors: dict[str, MatchActor] = {}
-        self._actor_store = RoundRecorder(store)
         self._evictions: dict[str, asyncio.TimerHandle] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._ended: OrderedDict[str, FinishedMatch] = OrderedDict()
+        self._ended: OrderedDict[str, Rebuilt] = OrderedDict()
         if deck_source_for is not None:
             self._deck_source_for = deck_source_for
         elif self.settings.fixed_deck_seed is not None:
@@ -109,8 +105,6 @@ class MatchService:
         self.lag = LagMonitor(
             now_ms, self.settings.lag_threshold_ms, self.settings.lag_tick_ms, self._on_stall
         )
-        self.listeners: list[Callable[[], None]] = []
-        """Called after any lobby-visible change (a match created, joined, started, ended)."""
 
     async def start(self) -> None:
         """End what the previous run left unfinished (D5), then start the lag monitor."""
@@ -129,12 +123,8 @@ class MatchService:
 
     def _on_stall(self, _lag_ms: int) -> None:
         for actor in self._actors.values():
-            if actor.is_live and actor.clock.running is not None:
+            if actor.is_live and actor.state.clock.running is not None:
                 actor.abort_for_timing_failure()
-
-    def _changed(self, _actor: MatchActor | None = None) -> None:
-        for listener in list(self.listeners):
-            listener()
 
     async def create_match(
         self, creator: Player, mode: MatchMode, clock: ClockSettings | None = None
@@ -147,10 +137,8 @@ class MatchService:
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
             match_id,
-            mode,
-            creator,
-            settings,
-            self._actor_store,
+            new_match(mode, creator, settings, self.now_ms()),
+            self.store,
             self._deck_source_for(match_id),
             self.now_ms,
             self.wall_ms,
@@ -159,14 +147,11 @@ class MatchService:
         )
         self._actors[match_id] = actor
         await actor.open()
-        self._changed()
         return actor
 
     def _on_actor_change(self, actor: MatchActor) -> None:
         if not actor.is_live and actor.id not in self._evictions:
             self._evict_later(actor.id)
-        if actor.version <= 2 or not actor.is_live or actor.match.round is None:
-            self._changed(actor)
 
     def _evict_later(self, match_id: str) -> None:
         loop = asyncio.get_running_loop()
@@ -184,7 +169,6 @@ class MatchService:
         task = asyncio.get_running_loop().create_task(actor.close(), name=f"evict-{match_id}")
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
-        self._changed()
 
     def get(self, match_id: str) -> MatchActor:
         """The match's actor while it is in memory (live, or finished a short while ago)."""
@@ -193,9 +177,9 @@ class MatchService:
             raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
         return actor
 
-    async def find(self, match_id: str) -> MatchActor | FinishedMatch:
-        """The match to read: its actor while in memory, else the ended match rebuilt read-only
-        from its stored record (D5: a player coming back sees how it ended)."""
+    async def find(self, match_id: str) -> MatchActor | Rebuilt:
+        """The match to read: its actor while in memory, else the ended match re-run from its
+        stored record (D5: a player coming back sees how it ended)."""
         actor = self._actors.get(match_id)
         if actor is not None:
             return actor
@@ -208,9 +192,10 @@ class MatchService:
             raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
         events = await self.store.events(match_id)
         seats = await self._seated(header)
+        settings = header.settings if isinstance(header.settings, dict) else {}
         try:
-            rebuilt = FinishedMatch.rebuild(header, seats, events)
-        except (RulesError, ValueError, KeyError, TypeError) as exc:
+            rebuilt = rebuild(header.id, header.mode, settings, seats, events)
+        except RecordMismatchError as exc:
             log.error("match %s: its record does not replay: %s", match_id, exc)
             raise Rejection(
                 ErrorCode.NOT_FOUND, f"the record of match {match_id!r} cannot be replayed"
@@ -231,27 +216,25 @@ class MatchService:
         return player(header.first_player), player(header.second_player)
 
     async def join(self, match_id: str, player: Player) -> Seat:
-        seat = await self.get(match_id).join(player)
-        self._changed()
-        return seat
+        return await self.get(match_id).join(player)
 
     def summaries(
         self, *statuses: MatchStatus, mode: MatchMode | None = None
     ) -> list[MatchSummary]:
         out = []
         for actor in self._actors.values():
-            if actor.status not in statuses or (mode is not None and actor.mode is not mode):
+            state = actor.state
+            if state.status not in statuses or (mode is not None and state.mode is not mode):
                 continue
-            first, second = actor.seats
+            first, second = state.seats
             out.append(
                 MatchSummary(
                     id=actor.id,
-                    mode=actor.mode.value,
-                    status=actor.status.value,
+                    mode=state.mode.value,
+                    status=state.status.value,
                     first=first.name if first else None,
                     second=second.name if second else None,
-                    round_number=actor.match.round_number,
-                    spectators=actor.spectator_count(),
+                    round_number=state.match.round_number,
                     created_at_ms=actor.created_wall_ms,
                 )
             )
@@ -289,18 +272,15 @@ class MatchService:
         if actor is not None and actor.is_live:
             raise Rejection(
                 ErrorCode.WRONG_PHASE,
-                f"match {match_id!r} is {actor.status.value}: its record is public once it "
+                f"match {match_id!r} is {actor.state.status.value}: its record is public once it "
                 "ends (D4)",
             )
         return (await read_document(self.store, match_id)).to_json()
 
-    async def replay_frames(self, match_id: str) -> JSON:
-        """The replay viewer's frames of an ended match (same rules as :meth:`record`)."""
+    async def document(self, match_id: str) -> MatchDocument:
+        """The record document of an ended match (same rules as :meth:`record`)."""
         await self.record(match_id)  # 404 unknown, 409 while live (D4)
-        document = await read_document(self.store, match_id)
-        # Off the event loop: replaying a long match takes a while, and the loop times clocks.
-        frames: JSON = await asyncio.to_thread(replay_frames, document)
-        return frames
+        return await read_document(self.store, match_id)
 
     async def import_record(self, data: object) -> tuple[str, Verified]:
         """Verify a record document through the engine and store it as an ended match; return
@@ -364,75 +344,3 @@ class EndedMatch:
             created_at_ms=header.created_at_ms,
             ended_at_ms=header.ended_at_ms or 0,
         )
-
-
-class RoundRecorder:
-    """The storage port as the match actors use it, plus one hook: the deck commitment a version
-    publishes (``deck_committed``) and the reveal (``deck_revealed``) become the round's row, in
-    the same write as the version itself — the row exists exactly when the version does, and a
-    deal or a round's end costs one commit, not two. The actor needs no change for this.
-    """
-
-    def __init__(self, store: MatchStore) -> None:
-        self.inner = store
-
-    async def append(
-        self,
-        records: Sequence[EventRecord],
-        *,
-        rounds: Sequence[RoundRecord] = (),
-        match: MatchRecord | None = None,
-    ) -> None:
-        found = [r for record in records for r in rounds_from_events(record.match_id, [record])]
-        await self.inner.append(records, rounds=[*rounds, *found], match=match)
-
-    async def add_player(self, player: PlayerRecord) -> None:
-        await self.inner.add_player(player)
-
-    async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None:
-        return await self.inner.player_by_token_hash(token_hash)
-
-    async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
-        return await self.inner.players(ids)
-
-    async def save_match(self, match: MatchRecord) -> None:
-        await self.inner.save_match(match)
-
-    async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
-        return await self.inner.events(match_id, since_version)
-
-    async def match(self, match_id: str) -> MatchRecord | None:
-        return await self.inner.match(match_id)
-
-    async def save_round(
-        self,
-        match_id: str,
-        number: int,
-        commitment: str,
-        salt: str | None = None,
-        deck: JSON | None = None,
-    ) -> None:
-        await self.inner.save_round(match_id, number, commitment, salt, deck)
-
-    async def rounds(self, match_id: str) -> list[RoundRecord]:
-        return await self.inner.rounds(match_id)
-
-    async def unfinished_matches(self) -> list[MatchRecord]:
-        return await self.inner.unfinished_matches()
-
-    async def ended_matches(
-        self,
-        statuses: Sequence[MatchStatus],
-        limit: int,
-        before: tuple[int, str] | None = None,
-    ) -> list[MatchRecord]:
-        return await self.inner.ended_matches(statuses, limit, before)
-
-    async def import_match(
-        self,
-        players: Sequence[PlayerRecord],
-        match: MatchRecord,
-        rounds: Sequence[RoundRecord],
-        events: Sequence[EventRecord],
-    ) -> None:
-        await self.inner.import_match(players, match, rounds, events)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchRecord,
     MatchStatus,

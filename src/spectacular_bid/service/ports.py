@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
-from spectacular_bid.service.codec import JSON
+JSON = Any
+"""A value made of dicts, lists, str, int, bool and None."""
 
 
 class MatchMode(Enum):
@@ -31,6 +32,14 @@ class MatchStatus(Enum):
     FINISHED = "finished"
     ABORTED = "aborted"
     """Ended with no result (D3, D5)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who holds a seat or watches: an id and the display name (a guest, for now)."""
+
+    id: str
+    name: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,9 @@ class EventRecord:
     wall_ms: int
     mono_ms: int
     clock: JSON
+    received_ms: int | None = None
+    """When the server received the command, the time its clock charge was taken at (R7.7);
+    None in versions written before record format 2, whose replay infers it from the clocks."""
 
 
 @dataclass(frozen=True, slots=True)

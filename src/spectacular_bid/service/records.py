@@ -2,18 +2,24 @@
 ``specbid replay --export`` writes, and ``POST /api/records`` / ``specbid replay FILE`` read (D4).
 
 ```
-{"format": "spectacular-bid/match-record", "format_version": 1,
+{"format": "spectacular-bid/match-record", "format_version": 2,
  "match": {"id", "mode", "settings", "status", "winner", "reason", "rated", "created_at_ms",
            "ended_at_ms", "players": {"first": {"name"} | null, "second": …}},
  "rounds": [{"number", "commitment", "salt", "deck"}, …],
- "versions": [{"version", "seat", "command", "events", "wall_ms", "mono_ms", "clock"}, …]}
+ "versions": [{"version", "seat", "command", "events", "wall_ms", "mono_ms", "received_ms",
+               "clock"}, …]}
 ```
 
 ``versions`` is the event log exactly as stored: each version's engine command (a deal's with its
 ``salt``), every event unfiltered plus the service's own (``deck_committed``, ``deck_revealed``,
 ``seat_taken``, ``ready``, ``revealed``), the server's wall and monotonic time, and the clock
-reading after it. ``rounds`` are the deck commitments and their reveals. A match imported from
-such a document carries ``"imported": true`` in its header and is never rated here.
+reading after it; ``received_ms`` is when the server received the command, the time its clock
+charge was taken at (R7.7). ``rounds`` are the deck commitments and their reveals. A match
+imported from such a document carries ``"imported": true`` in its header and is never rated here.
+
+Format 1 (the first release) is format 2 without ``received_ms``: such documents are still read,
+and a version without it (or with null, for versions stored before format 2) has it inferred from
+the clock readings when replayed. Documents are always written in format 2.
 
 This module only builds and checks the shape; :mod:`spectacular_bid.service.replay` re-runs a
 document through the engine.
@@ -29,10 +35,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from spectacular_bid.service.codec import JSON
 from spectacular_bid.service.guests import DisplayNameError, clean_name, token_hash
-from spectacular_bid.service.intents import ErrorCode, Rejection
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchMode,
     MatchRecord,
@@ -41,9 +46,11 @@ from spectacular_bid.service.ports import (
     PlayerRecord,
     RoundRecord,
 )
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 
 FORMAT: Final = "spectacular-bid/match-record"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
+READABLE_VERSIONS: Final = (1, 2)
 IMPORTED: Final = "imported"
 """The header settings key (and the document's match key) that marks an imported match."""
 ENDED: Final = (MatchStatus.FINISHED, MatchStatus.ABORTED)
@@ -63,6 +70,8 @@ class MatchDocument:
     match: dict[str, Any]
     rounds: list[dict[str, Any]]
     versions: list[dict[str, Any]]
+    format_version: int = FORMAT_VERSION
+    """The format the document was written in (its rated policy depends on it)."""
 
     @property
     def id(self) -> str:
@@ -76,7 +85,7 @@ class MatchDocument:
     def to_json(self) -> JSON:
         return {
             "format": FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": self.format_version,
             "match": self.match,
             "rounds": self.rounds,
             "versions": self.versions,
@@ -155,6 +164,7 @@ def build_document(
                 "events": e.events,
                 "wall_ms": e.wall_ms,
                 "mono_ms": e.mono_ms,
+                "received_ms": e.received_ms,
                 "clock": e.clock,
             }
             for e in events
@@ -205,12 +215,19 @@ def parse_document(data: object) -> MatchDocument:
             f"format: expected {FORMAT!r}, found {doc.get('format')!r:.80}: not a match record"
         )
     version = doc.get("format_version")
-    if version != FORMAT_VERSION:
+    if type(version) is not int or version not in READABLE_VERSIONS:
         raise RecordFormatError(
-            f"format_version: expected {FORMAT_VERSION}, found {version!r:.80}: "
-            "this program reads only that version"
+            f"format_version: expected one of {list(READABLE_VERSIONS)}, found {version!r:.80}: "
+            "this program reads only those versions"
         )
-    match = _expect(_field(doc, "match", "document"), dict, "match", "an object")
+    match = _parse_header(_field(doc, "match", "document"))
+    rounds = _parse_rounds(_field(doc, "rounds", "document"))
+    versions = _parse_versions(_field(doc, "versions", "document"), version)
+    return MatchDocument(match=match, rounds=rounds, versions=versions, format_version=version)
+
+
+def _parse_header(data: object) -> dict[str, Any]:
+    match: dict[str, Any] = _expect(data, dict, "match", "an object")
     _expect(_field(match, "id", "match"), str, "match.id", "a string")
     mode = _expect(_field(match, "mode", "match"), str, "match.mode", "a string")
     if mode not in {m.value for m in MatchMode}:
@@ -233,7 +250,11 @@ def parse_document(data: object) -> MatchDocument:
         if slot is not None:
             name = _field(slot, "name", f"match.players.{seat}")
             _expect(name, str, f"match.players.{seat}.name", "a string")
-    rounds = _expect(_field(doc, "rounds", "document"), list, "rounds", "a list")
+    return match
+
+
+def _parse_rounds(data: object) -> list[dict[str, Any]]:
+    rounds: list[dict[str, Any]] = _expect(data, list, "rounds", "a list")
     for i, item in enumerate(rounds):
         where = f"rounds[{i}]"
         _expect(item, dict, where, "an object")
@@ -243,7 +264,11 @@ def parse_document(data: object) -> MatchDocument:
         deck = _expect(_field(item, "deck", where), (list, type(None)), f"{where}.deck", "a list")
         for j, tile in enumerate(deck or ()):
             _expect(tile, str, f"{where}.deck[{j}]", "a tile")
-    versions = _expect(_field(doc, "versions", "document"), list, "versions", "a list")
+    return rounds
+
+
+def _parse_versions(data: object, version: int) -> list[dict[str, Any]]:
+    versions: list[dict[str, Any]] = _expect(data, list, "versions", "a list")
     for i, item in enumerate(versions):
         where = f"versions[{i}]"
         _expect(item, dict, where, "an object")
@@ -253,8 +278,11 @@ def parse_document(data: object) -> MatchDocument:
         _expect(_field(item, "events", where), list, f"{where}.events", "a list")
         _expect(_field(item, "wall_ms", where), int, f"{where}.wall_ms", "an integer")
         _expect(_field(item, "mono_ms", where), int, f"{where}.mono_ms", "an integer")
+        if version >= 2:
+            received = _field(item, "received_ms", where)
+            _expect(received, (int, type(None)), f"{where}.received_ms", "an integer or null")
         _field(item, "clock", where)
-    return MatchDocument(match=match, rounds=rounds, versions=versions)
+    return versions
 
 
 # -- importing ------------------------------------------------------------------------------
@@ -325,6 +353,7 @@ def records_for_import(
             wall_ms=v["wall_ms"],
             mono_ms=v["mono_ms"],
             clock=v["clock"],
+            received_ms=v.get("received_ms"),
         )
         for v in document.versions
     ]

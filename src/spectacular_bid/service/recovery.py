@@ -1,15 +1,16 @@
 """Crash safety (D5): at start-up, end every match the previous process left unfinished.
 
 A match found waiting or active in the store was running when the server stopped, so its clocks
-were not measured for a while: a proven timing failure (R7.9). It ends *aborted — service timing
-failure*, unrated. Nothing recorded is changed or dropped: one more version is appended, the one
-the match actor itself records when it aborts a match for a timing failure — the engine's
-``Abort`` command and the events the engine gives for it (the round in progress ends and both
-hands are shown, then ``match_ended``), plus the round's ``deck_revealed`` — and the header is
-updated. A player who comes back finds the match ended, and why.
+were not measured for a while: a proven timing failure (R7.9). Its stored versions are re-run
+through the match machine and the machine's :class:`~spectacular_bid.service.commands.Restarted`
+input ends it *aborted — service timing failure*, unrated: one more version (the round in progress
+ends and both hands are shown, its deck is revealed, ``match_ended``), written in the same commit
+as its round row and the ended header. Nothing recorded is changed or dropped; nobody is charged
+for the time the server was down (the abort is charged at the last measured time).
 
-The work is idempotent: a crash half-way (the version appended, the header not yet updated) is
-finished by the next start without a second abort.
+A record the machine cannot re-run (a damaged one) still ends, with a bare ``match_ended``. A
+match whose ending version was stored but whose header was not (a crash between the two writes of
+the first release) gets its header only.
 """
 
 from __future__ import annotations
@@ -18,27 +19,29 @@ import logging
 from dataclasses import replace
 
 from spectacular_bid.rules.actions import Abort, AbortReason
-from spectacular_bid.rules.errors import RulesError
-from spectacular_bid.service.codec import JSON, action_json
+from spectacular_bid.service.codec import command_json
+from spectacular_bid.service.commands import Restarted
+from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.entries import event_record, header_of, round_records
+from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchRecord,
     MatchStatus,
     MatchStore,
     StorageError,
 )
-from spectacular_bid.service.records import rounds_from_events
-from spectacular_bid.service.replay import Replayer
+from spectacular_bid.service.replay import Replay, version_of
+from spectacular_bid.service.state import Transition
 from spectacular_bid.service.timesource import MsSource
 
 log = logging.getLogger(__name__)
 
-ABORT_COMMAND = action_json(Abort(AbortReason.TIMING_FAILURE))
-"""``{"type": "abort", "reason": "timing_failure"}``."""
 BARE_ABORT_EVENTS: list[JSON] = [
     {"type": "match_ended", "winner": None, "reason": "timing_failure"}
 ]
-"""The final events of a match whose record the engine cannot replay (a damaged record)."""
+"""The final events of a match whose record the machine cannot re-run (a damaged record)."""
 
 
 async def abort_unfinished(store: MatchStore, now_ms: MsSource, wall_ms: MsSource) -> list[str]:
@@ -62,60 +65,56 @@ async def abort_unfinished(store: MatchStore, now_ms: MsSource, wall_ms: MsSourc
 async def abort_match(
     store: MatchStore, header: MatchRecord, now_ms: int, wall_ms: int
 ) -> MatchRecord:
-    """Append the aborting version (unless the record already ends the match) and save the
-    ended header; return it."""
+    """Append the aborting version (unless the record already ends the match) with the ended
+    header, in one write; return the header."""
     records = await store.events(header.id)
-    replayer = Replayer()
-    final: EventRecord | None = None
     try:
-        for record in records:
-            replayer.step({"version": record.version, "command": record.command, "events": []})
-        match = replayer.match
-        if match.result is None:
-            step = replayer.step({"version": len(records) + 1, "command": ABORT_COMMAND})
-            final = _final_record(header, records, step.expected_events, now_ms, wall_ms)
-    except (RulesError, ValueError, KeyError, TypeError) as exc:
+        replayer = _replayed(header, records)
+    except RecordMismatchError as exc:
         log.error("match %s: its record does not replay (%s); ending it anyway", header.id, exc)
-        final = _final_record(header, records, BARE_ABORT_EVENTS, now_ms, wall_ms)
-        match = None
-    if final is not None:
-        await store.append([final])
-        records.append(final)
-    for round_ in rounds_from_events(header.id, records):
-        try:
-            await store.save_round(
-                header.id, round_.number, round_.commitment, round_.salt, round_.deck
-            )
-        except StorageError as exc:  # the event log holds them anyway
-            log.warning("match %s: round %d not saved: %s", header.id, round_.number, exc)
-    result = match.result if match is not None else None
-    if result is None or final is not None:
-        ended = replace(
-            header,
-            status=MatchStatus.ABORTED,
-            winner=None,
-            reason="timing_failure",
-            rated=False,
-            ended_at_ms=wall_ms,
-        )
-    else:  # the ending version was stored before the crash, the header was not
-        ended = replace(
-            header,
-            status=MatchStatus.FINISHED if result.winner is not None else MatchStatus.ABORTED,
-            winner=str(result.winner) if result.winner is not None else None,
-            reason=result.reason.value,
-            rated=result.is_rated,
-            ended_at_ms=records[-1].wall_ms if records else wall_ms,
-        )
-    await store.save_match(ended)
+        return await _end_damaged(store, header, records, now_ms, wall_ms)
+    state = replayer.state
+    if not state.is_live:  # the ending version was stored before the crash, the header was not
+        last_wall = records[-1].wall_ms if records else wall_ms
+        ended = _as_stored(header, header_of(header.id, state, header.created_at_ms, last_wall))
+        await store.save_match(ended)
+        return ended
+    last_ms = records[-1].mono_ms if records else state.clock.decision_started_ms
+    outcome = step(state, Restarted(last_ms), now_ms)
+    assert isinstance(outcome, Transition), outcome  # a live match can always be aborted
+    assert outcome.entry is not None
+    entry = outcome.entry
+    ended = _as_stored(header, header_of(header.id, outcome.state, header.created_at_ms, wall_ms))
+    await store.append(
+        [event_record(header.id, entry, wall_ms)],
+        rounds=round_records(header.id, entry),
+        match=ended,
+    )
     return ended
 
 
-def _final_record(
-    header: MatchRecord, records: list[EventRecord], events: list[JSON], now_ms: int, wall_ms: int
-) -> EventRecord:
-    """The aborting version: the clocks stand, with the banks of the last reading (the time the
-    server was down is charged to nobody)."""
+def _as_stored(stored: MatchRecord, ended: MatchRecord) -> MatchRecord:
+    """The ended header with the stored players: the replay knew them only by seat."""
+    return replace(ended, first_player=stored.first_player, second_player=stored.second_player)
+
+
+def _replayed(header: MatchRecord, records: list[EventRecord]) -> Replay:
+    settings = header.settings if isinstance(header.settings, dict) else {}
+    first = version_of(records[0]) if records else None
+    try:
+        replayer = Replay.of(header.mode, settings, {}, first)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise RecordMismatchError.of(
+            "match", "settings", "a valid time control", str(exc)
+        ) from None
+    for record in records:
+        replayer.step(version_of(record))
+    return replayer
+
+
+async def _end_damaged(
+    store: MatchStore, header: MatchRecord, records: list[EventRecord], now_ms: int, wall_ms: int
+) -> MatchRecord:
     last = records[-1] if records else None
     banks = (
         last.clock.get("bank_left_ms")
@@ -126,12 +125,12 @@ def _final_record(
         settings = header.settings if isinstance(header.settings, dict) else {}
         full = settings.get("bank_ms", 0)
         banks = {"first": full, "second": full}
-    return EventRecord(
+    final = EventRecord(
         match_id=header.id,
         version=(last.version if last is not None else 0) + 1,
         seat=None,
-        command=dict(ABORT_COMMAND),
-        events=events,
+        command=command_json(Abort(AbortReason.TIMING_FAILURE)),
+        events=BARE_ABORT_EVENTS,
         wall_ms=wall_ms,
         mono_ms=now_ms,
         clock={
@@ -141,4 +140,15 @@ def _final_record(
             "delay_left_ms": 0,
             "deadline_ms": None,
         },
+        received_ms=now_ms,
     )
+    ended = replace(
+        header,
+        status=MatchStatus.ABORTED,
+        winner=None,
+        reason="timing_failure",
+        rated=False,
+        ended_at_ms=wall_ms,
+    )
+    await store.append([final], match=ended)
+    return ended

@@ -1,42 +1,11 @@
-"""What a client asks of a match, before the service knows which seat it acts for.
+"""Why a request changed nothing (R8.3): a machine-readable code and a message for people.
 
-The web layer turns wire messages into :class:`Intent` values; the match actor checks who sent
-it, against which version, and at what server time, then turns it into an engine command.
+The machine returns a :class:`Rejection` as a value; the layers around it may also raise it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-
-from spectacular_bid.rules.board import Place
-from spectacular_bid.rules.seats import Seat
-from spectacular_bid.rules.tiles import Tile
-
-
-class IntentKind(Enum):
-    PLAY = "play"
-    DRAW = "draw"
-    BID = "bid"
-    ACCEPT = "accept"
-    DECLINE = "decline"
-    RESIGN = "resign"
-    START = "start"
-    """Start (first round) or Continue (after a settlement), D3."""
-    REVEAL = "reveal"
-    """Shared device: the next player shows their tiles, ending the hand-over (R7.5)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Intent:
-    kind: IntentKind
-    version: int
-    """The match version the client saw when it decided; any other is refused as stale."""
-    tile: Tile | None = None
-    at: Place | None = None
-    amount: int | None = None
-    seat: Seat | None = None
-    """Which seat acts, for a device that holds both; others may leave it out."""
 
 
 class ErrorCode(Enum):

@@ -3,17 +3,18 @@
 ``create_app`` wires the store — the one it is given (tests pass an ``InMemoryStore``), else a
 :class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite
 file in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings,
-the routers and the error envelope. For the lifetime of the app it runs the store (its schema
-brought to the migrations' head first, or checked to be there), then the service: its start-up
-recovery (D5), its lag monitor and its match actors.
+the routers and the error envelope. For the lifetime of the app it runs the store (its database
+locked against a second server first, then its schema brought to the migrations' head, or checked
+to be there), then the service: its start-up recovery (D5), its lag monitor and its match actors.
 """
 
 from __future__ import annotations
 
 import gc
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -21,10 +22,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import MatchStore
+from spectacular_bid.store.database_lock import lock_database
 from spectacular_bid.store.engine import create_engine, create_folder, resolve_url, sqlite_path
 from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head, upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
+from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes import lobby, matches, replays, session
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.settings import WebSettings
@@ -60,6 +63,7 @@ def create_app(
     service = MatchService(
         store, settings.service_settings(), finished_ttl_ms=settings.finished_ttl_ms
     )
+    rooms = Rooms(service.now_ms, service.settings.resend_limit, service.settings.subscriber_queue)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -69,22 +73,14 @@ def create_app(
             gc.collect()
             gc.freeze()
             gc.set_threshold(*_GC_THRESHOLDS)
-        if database is not None:
-            try:
-                await open_database(database, upgrade=settings.upgrade)
-            except BaseException:
-                await database.close()
-                raise
-        try:
+        async with AsyncExitStack() as opened:
+            if database is not None:
+                await opened.enter_async_context(open_database(database, upgrade=settings.upgrade))
             await service.start()
             try:
                 yield
             finally:
-                app.state.stopping = True
                 await service.stop()
-        finally:
-            if database is not None:
-                await database.close()
 
     app = FastAPI(
         title="Spectacular Bid",
@@ -96,30 +92,62 @@ def create_app(
     )
     app.state.settings = settings
     app.state.service = service
-    app.state.stopping = False
+    app.state.rooms = rooms
     errors.install(app)
+    install_routes(app, settings.static_folder())
+    return app
+
+
+def install_routes(app: FastAPI, static: Path | None) -> None:
+    """The API's routers, then the browser client's pages and files from ``static`` (if any).
+
+    The order is the point: the client's files are mounted after every API route, so they can
+    never shadow the API.
+    """
     app.include_router(session.router)
     app.include_router(matches.router)
     app.include_router(replays.router)
     app.include_router(lobby.router)
     app.include_router(ws.router)
-    static = settings.static_folder()
     if static is not None:
-        # After every API route: the client's files must never shadow the API.
         app.include_router(pages_router(static))
         app.mount("/", StaticFiles(directory=static, html=True), name="static")
-    return app
 
 
-async def open_database(database: SqlStore, *, upgrade: bool) -> None:
-    """Bring the schema to head (or, with ``upgrade`` false, check it is there: raises
-    :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`), then start the store."""
-    if upgrade:
-        create_folder(database.engine.url)  # the embedded database's folder, on first start
-        await upgrade_to_head(database.engine)
-    else:
-        await _require_schema(database.engine)
-    await database.start()
+@asynccontextmanager
+async def open_database(database: SqlStore, *, upgrade: bool) -> AsyncIterator[None]:
+    """The store, ready for the life of the server, and closed at the end.
+
+    First the database's lock is taken (one server per database for now, issue 9 item 12):
+    raises :class:`~spectacular_bid.store.database_lock.DatabaseInUseError` before anything in
+    the database is touched — no migration, no recovery — so a refused second server leaves the
+    first one's live matches alone. Then the schema is brought to head (or, with ``upgrade``
+    false, checked to be there: raises
+    :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`) and the store started. At the
+    end the store is closed before the lock is released, so its last writes are in first.
+    """
+    url = database.engine.url
+    try:
+        if upgrade:
+            create_folder(url)  # the embedded database's folder, on first start
+        else:
+            _require_file(database.engine)  # and no lock file made in a folder that is not there
+        lock = await lock_database(url)
+    except BaseException:
+        await database.close()
+        raise
+    try:
+        try:
+            if upgrade:
+                await upgrade_to_head(database.engine)
+            else:
+                await require_head(database.engine)
+            await database.start()
+            yield
+        finally:
+            await database.close()
+    finally:
+        await lock.release()
 
 
 async def check_database(settings: WebSettings) -> None:
@@ -133,13 +161,17 @@ async def check_database(settings: WebSettings) -> None:
 
 
 async def _require_schema(engine: AsyncEngine) -> None:
+    _require_file(engine)
+    await require_head(engine)
+
+
+def _require_file(engine: AsyncEngine) -> None:
     path = sqlite_path(engine.url)
     if path is not None and not path.is_file():
         raise SchemaNotAtHeadError(
             f"there is no database at {path}: start once without --no-upgrade to create it, "
             "or run `alembic upgrade head`"
         )
-    await require_head(engine)
 
 
 def _version() -> str:

@@ -9,6 +9,7 @@ from fastapi import Depends
 from starlette.requests import HTTPConnection
 
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.settings import WebSettings
 
 
@@ -24,10 +25,12 @@ def settings_of(conn: HTTPConnection) -> WebSettings:
     return settings
 
 
-def is_stopping(conn: HTTPConnection) -> bool:
-    """True once the app's lifespan is ending and the service is closing its matches."""
-    return bool(conn.app.state.stopping)
+def rooms_of(conn: HTTPConnection) -> Rooms:
+    rooms = conn.app.state.rooms
+    assert isinstance(rooms, Rooms), "create_app() puts the Rooms on app.state"
+    return rooms
 
 
 Service = Annotated[MatchService, Depends(service_of)]
 Settings = Annotated[WebSettings, Depends(settings_of)]
+RoomsDep = Annotated[Rooms, Depends(rooms_of)]

@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.notation import WireModel
 
 HTTP_STATUS: dict[ErrorCode, int] = {

@@ -12,8 +12,8 @@ from typing import Annotated, Final
 from fastapi import Depends, Response
 from starlette.requests import HTTPConnection
 
-from spectacular_bid.service.guests import Player
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.ports import Player
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 
 COOKIE: Final = "specbid_token"

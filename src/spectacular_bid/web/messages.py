@@ -2,11 +2,12 @@
 
 Client messages are parsed here: :func:`parse_client_message` turns a decoded frame into a model
 or a :class:`Rejection` with ``unknown_type`` or ``bad_message``, and each command model gives the
-service's :class:`Intent`. Every command carries the ``version`` it was made against; the actor
-refuses any other as ``stale_version`` without effect (R8.3).
+service's command (``service/commands.py``, the one vocabulary from the wire to the machine).
+Every command carries the ``version`` it was made against; a move made against any other is
+refused as ``stale_version`` without effect (R8.3); Start and Reveal are presses, never stale.
 
-Server messages are built as JSON text, never through these models at run time: the actor writes
-``state``, ``update`` and ``presence`` itself, and the ``*_text`` builders below write ``ack``,
+Server messages are built as JSON text, never through these models at run time: ``frames.py``
+writes ``state``, ``update`` and ``presence``, and the ``*_text`` builders below write ``ack``,
 ``error`` and ``pong``. The server models exist for the JSON Schema (``docs/protocol.schema.json``,
 from :func:`protocol_schema`), the docs and the tests that validate real frames against them.
 """
@@ -15,16 +16,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, RootModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from spectacular_bid.rules.errors import NotationError
+from spectacular_bid.rules.notation import parse_place, parse_seat, parse_tile
 from spectacular_bid.rules.seats import Seat
-from spectacular_bid.rules.tiles import parse_tile
-from spectacular_bid.service.codec import parse_place, parse_seat
-from spectacular_bid.service.intents import ErrorCode, Intent, IntentKind, Rejection
+from spectacular_bid.service.commands import (
+    AcceptBid,
+    DeclineBid,
+    DrawTile,
+    PlaceBid,
+    PlayerCommand,
+    PlayTile,
+    ResignMatch,
+    Reveal,
+    Start,
+)
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.events import MatchEvent
 from spectacular_bid.web.notation import BoolPair, PlaceText, SeatName, TileText, WireModel
 from spectacular_bid.web.snapshot import MatchSnapshot
@@ -49,85 +60,94 @@ class _ClientMessage(WireModel):
 
 
 class _ClientCommand(_ClientMessage):
-    kind: ClassVar[IntentKind]
-
     version: int = Field(ge=0)
-    """The match version the command was made against; any other is refused (stale_version)."""
+    """The match version the command was made against; a move made against any other is
+    refused (stale_version). Start and Reveal are never stale: a press already in effect is
+    acknowledged and changes nothing."""
     seat: SeatName | None = None
     """Which seat acts; needed only on a shared device, and there only when ambiguous."""
 
-    def intent(self) -> Intent:
-        """The service's intent for this command; tiles and places are parsed here."""
-        return Intent(self.kind, self.version, seat=self._seat())
+    def command(self) -> PlayerCommand:
+        """The service's command; tiles and places are parsed here."""
+        raise NotImplementedError
 
-    def _seat(self) -> Seat | None:
+    def acting_seat(self) -> Seat | None:
         return None if self.seat is None else parse_seat(self.seat)
 
 
 class ClientPlay(_ClientCommand):
     """Lay a tile (R3.1): ``at`` is the open place, or null for the opening tile (R2.5)."""
 
-    kind = IntentKind.PLAY
     type: Literal["play"]
     tile: TileText
     at: PlaceText | None = None
 
-    def intent(self) -> Intent:
-        at = None if self.at is None else parse_place(self.at)
-        return Intent(self.kind, self.version, tile=parse_tile(self.tile), at=at, seat=self._seat())
+    def command(self) -> PlayerCommand:
+        return PlayTile(parse_tile(self.tile), None if self.at is None else parse_place(self.at))
 
 
 class ClientDraw(_ClientCommand):
     """Draw one tile; legal only with no playable tile (R4.1, D1)."""
 
-    kind = IntentKind.DRAW
     type: Literal["draw"]
+
+    def command(self) -> PlayerCommand:
+        return DrawTile()
 
 
 class ClientBid(_ClientCommand):
     """Bid or raise, a multiple of 5 (R6.1, R6.2); the state's ``legal.bids`` are the legal ones."""
 
-    kind = IntentKind.BID
     type: Literal["bid"]
     amount: int
 
-    def intent(self) -> Intent:
-        return Intent(self.kind, self.version, amount=self.amount, seat=self._seat())
+    def command(self) -> PlayerCommand:
+        return PlaceBid(self.amount)
 
 
 class ClientAccept(_ClientCommand):
     """Accept the standing bid (R6.2, R6.3)."""
 
-    kind = IntentKind.ACCEPT
     type: Literal["accept"]
+
+    def command(self) -> PlayerCommand:
+        return AcceptBid()
 
 
 class ClientDecline(_ClientCommand):
     """The non-jockey's first decision: the jockey opens for free (R6.1, R6.3)."""
 
-    kind = IntentKind.DECLINE
     type: Literal["decline"]
+
+    def command(self) -> PlayerCommand:
+        return DeclineBid()
 
 
 class ClientResign(_ClientCommand):
     """Give up the match; the opponent wins (R5.2). A shared device names the seat."""
 
-    kind = IntentKind.RESIGN
     type: Literal["resign"]
+
+    def command(self) -> PlayerCommand:
+        return ResignMatch()
 
 
 class ClientStart(_ClientCommand):
     """Start (first round) or Continue (after a settlement), D3."""
 
-    kind = IntentKind.START
     type: Literal["start"]
+
+    def command(self) -> PlayerCommand:
+        return Start()
 
 
 class ClientReveal(_ClientCommand):
     """Shared device: the next player shows their tiles and their clock starts (R7.5)."""
 
-    kind = IntentKind.REVEAL
     type: Literal["reveal"]
+
+    def command(self) -> PlayerCommand:
+        return Reveal()
 
 
 class ClientPing(_ClientMessage):
@@ -200,11 +220,11 @@ def parse_client_message(data: object) -> ClientCommand | ClientPing:
     return message
 
 
-def intent_of(command: ClientCommand) -> Intent:
-    """The command's intent; notation the pattern let through but the engine refuses is a
-    ``bad_message`` (R8.3: nothing changes)."""
+def command_of(message: ClientCommand) -> PlayerCommand:
+    """The message's command; notation the pattern let through but the engine refuses (a side
+    the tile does not have) is a ``bad_message`` (R8.3: nothing changes)."""
     try:
-        return command.intent()
+        return message.command()
     except NotationError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, str(exc)) from None
 
@@ -230,6 +250,9 @@ class ServerState(_ServerMessage):
 
     type: Literal["state"]
     match: MatchSnapshot
+    log: list[MatchEvent]
+    """Every event of the match so far as the receiver may see it, oldest first: enough to
+    draw the whole move list after a reload or a resync, or for a late spectator."""
 
 
 class ServerUpdate(_ServerMessage):

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from spectacular_bid.rules.board import SIDE_NOTATION
+from spectacular_bid.rules.notation import SIDE_NOTATION
 from spectacular_bid.rules.seats import Seat
 
 SeatName = Literal["first", "second"]

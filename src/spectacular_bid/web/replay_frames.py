@@ -1,8 +1,9 @@
 """Replay frames: the view after every version of an ended match, for the replay viewer.
 
-The browser holds no rules (STYLE rule 8), so the server re-runs the record through the engine
-(:func:`spectacular_bid.service.replay.replay`) and sends, for each version, what a spectator saw
-plus both hands and the undrawn boneyard: everything is public once the match has ended (D4).
+The browser holds no rules (STYLE rule 8), so the server re-runs the record through the match
+machine (:func:`spectacular_bid.service.replay.replay`) and sends, for each version, what a
+spectator saw plus both hands and the undrawn boneyard: everything is public once the match
+has ended (D4).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from typing import Any
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.views import view_for
-from spectacular_bid.service.codec import JSON, to_json
+from spectacular_bid.service.ports import JSON
 from spectacular_bid.service.records import MatchDocument
 from spectacular_bid.service.replay import replay
+from spectacular_bid.web.view_json import to_json
 
 FRAMES_FORMAT = "spectacular-bid/replay-frames"
 
@@ -59,8 +61,8 @@ def replay_frames(document: MatchDocument) -> JSON:
     frames: list[JSON] = [
         {"version": 0, "label": "start", "events": [], "view": _view(Match()), "clock": None}
     ]
-    for step, match in replay(document):
-        entry = step.entry
+    for entry, _step, state in replay(document):
+        match = state.match
         frames.append(
             {
                 "version": entry.get("version"),

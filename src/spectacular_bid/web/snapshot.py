@@ -1,6 +1,6 @@
 """The ``match`` object of ``state`` and ``update`` messages and of ``GET /api/matches/{id}``.
 
-The actor builds it as plain JSON (``MatchActor.snapshot_json``) from one audience's view, so these
+``web/frames.py`` builds it as JSON text from one audience's view, so these
 models are never on the hot path: they document the shape, give the JSON Schema, and let tests
 validate real frames (issue 3 §5: legal actions, both clocks, balances, counts).
 """
@@ -11,7 +11,7 @@ from pydantic import Field
 
 from spectacular_bid.rules.actions import MatchEnd, RoundEnd
 from spectacular_bid.rules.match import Phase
-from spectacular_bid.service.actor import Audience
+from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.web.events import DeckCommitment, DeckReveal
 from spectacular_bid.web.notation import (

@@ -1,13 +1,13 @@
 """``/ws/matches/{id}``: one socket of a player or a spectator (issue 3 §5, §8).
 
 Before the handshake is accepted a foreign ``Origin`` is refused (close 1008). Then the socket
-subscribes to the match actor — with ``?since=V`` it first gets the missed events, or a full state
-when the gap exceeds the resend window — and two tasks run until either ends:
+subscribes to its match's room (``room.py``) — with ``?since=V`` it first gets the missed events,
+or a full state when the gap exceeds the resend window — and two tasks run until either ends:
 
-- the sender drains the subscriber's queue; a ``None`` means the actor dropped this socket for
+- the sender drains the subscriber's queue; a ``None`` means the room dropped this socket for
   falling behind, and the socket closes with 1013 so the client reconnects and resyncs;
 - the receiver stamps each frame with the server's receive time (R7.7: that is the time that
-  counts), applies the size and rate limits, parses the frame and submits the intent.
+  counts), applies the size and rate limits, parses the frame and submits its command.
 
 Replies to the sender (``ack``, ``error``, ``pong``) go through the same queue as the match's own
 messages, so this socket has exactly one writer and a command's ``update`` always reaches it
@@ -29,24 +29,26 @@ from fastapi import APIRouter, WebSocket
 from starlette.datastructures import QueryParams
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from spectacular_bid.service.actor import Audience, MatchActor, Subscriber
-from spectacular_bid.service.guests import Player
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.matches import MatchService
-from spectacular_bid.service.replay import FinishedMatch
-from spectacular_bid.web.appstate import Service, Settings, is_stopping
+from spectacular_bid.service.ports import Player
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.replay import Rebuilt
+from spectacular_bid.web.appstate import RoomsDep, Service, Settings
 from spectacular_bid.web.identity import token_of
 from spectacular_bid.web.messages import (
     ClientPing,
     ack_text,
     client_id_of,
+    command_of,
     error_text,
-    intent_of,
     parse_client_message,
     pong_text,
 )
 from spectacular_bid.web.origin import is_allowed_origin
 from spectacular_bid.web.ratelimit import TokenBucket
+from spectacular_bid.web.room import Room, Subscriber, audience_for
 from spectacular_bid.web.settings import WebSettings
 
 log = logging.getLogger(__name__)
@@ -61,15 +63,12 @@ CLOSE_TRY_AGAIN: Final = 1013
 """Dropped for falling behind, or the server is stopping: reconnect with ``?since=``."""
 CLOSE_INTERNAL: Final = 1011
 
-UNSUBSCRIBE_TIMEOUT_S: Final = 1.0
-"""An actor closed at shutdown never answers; do not let a socket's cleanup hang on it."""
-
 Close = tuple[int, str]
 
 
 @router.websocket("/ws/matches/{match_id}")
 async def match_socket(
-    websocket: WebSocket, match_id: str, service: Service, settings: Settings
+    websocket: WebSocket, match_id: str, service: Service, settings: Settings, rooms: RoomsDep
 ) -> None:
     """Players and spectators of one match. Query: ``since`` (last version seen), ``as``
     (``spectator`` to watch one's own match as a spectator), ``token`` (else the cookie)."""
@@ -81,14 +80,16 @@ async def match_socket(
         return
     player = await service.guests.resolve(token_of(websocket))
     await websocket.accept()
-    actor: MatchActor | FinishedMatch | None = None
+    actor: MatchActor | Rebuilt | None = None
     try:
         since, audience = _connect_params(websocket.query_params)
         actor = await service.find(match_id)
-        if isinstance(actor, FinishedMatch):
-            await _send_ended(websocket, actor, player, audience)
+        if isinstance(actor, Rebuilt):
+            shown = audience_for(actor.state, player, audience)
+            await _send_ended(websocket, rooms.state_text(actor, shown))
             return
-        subscriber = await actor.subscribe(player, since, audience)
+        room = rooms.room(actor)
+        subscriber = room.subscribe(player, since, audience)
     except Rejection as rejection:
         version = actor.version if actor is not None else 0
         with contextlib.suppress(WebSocketDisconnect, OSError):  # the client may already be gone
@@ -96,35 +97,17 @@ async def match_socket(
             await websocket.close(CLOSE_POLICY, rejection.code.value)
         return
     try:
-        await MatchSocket(websocket, service, settings, actor, subscriber, player).run()
+        await MatchSocket(websocket, service, settings, room, subscriber, player).run()
     finally:
-        await _leave(websocket, actor, subscriber)
+        room.unsubscribe(subscriber)
 
 
-async def _send_ended(
-    websocket: WebSocket, ended: FinishedMatch, player: Player | None, audience: Audience | None
-) -> None:
+async def _send_ended(websocket: WebSocket, message: str) -> None:
     """An ended match no longer in memory (D5: e.g. aborted while the server was down): one
-    ``state`` message, built from its record, then a normal close — nothing more will happen."""
-    allowed = ended.default_audience(player)
-    if audience is not None and audience is not Audience.SPECTATOR and audience is not allowed:
-        raise Rejection(ErrorCode.NOT_YOUR_SEAT, f"you cannot watch as {audience.value}")
-    shown = Audience.SPECTATOR if audience is Audience.SPECTATOR else allowed
-    message = {"type": "state", "version": ended.version, "match": ended.snapshot_json(shown)}
+    ``state`` message, re-run from its record, then a normal close — nothing more will happen."""
     with contextlib.suppress(WebSocketDisconnect, OSError):
-        await websocket.send_text(json.dumps(message, separators=(",", ":")))
+        await websocket.send_text(message)
         await websocket.close(CLOSE_NORMAL, "the match has ended")
-
-
-async def _leave(websocket: WebSocket, actor: MatchActor, subscriber: Subscriber) -> None:
-    """Unsubscribe, unless the service is closing the match anyway: a closed actor never
-    answers, so the call is also bounded by a timeout."""
-    if is_stopping(websocket):
-        return
-    try:
-        await asyncio.wait_for(actor.unsubscribe(subscriber), UNSUBSCRIBE_TIMEOUT_S)
-    except TimeoutError:
-        log.warning("match %s: unsubscribe timed out (actor closed?)", actor.id)
 
 
 def _connect_params(query: QueryParams) -> tuple[int | None, Audience | None]:
@@ -157,14 +140,14 @@ class MatchSocket:
         websocket: WebSocket,
         service: MatchService,
         settings: WebSettings,
-        actor: MatchActor,
+        room: Room,
         subscriber: Subscriber,
         player: Player | None,
     ) -> None:
         self.websocket = websocket
         self.service = service
         self.settings = settings
-        self.actor = actor
+        self.actor = room.actor
         self.subscriber = subscriber
         self.player = None if subscriber.audience is Audience.SPECTATOR else player
         """Who this socket acts for: a socket that watches as a spectator acts for no one."""
@@ -243,7 +226,10 @@ class MatchSocket:
                 now = self.service.now_ms()
                 self.subscriber.offer(pong_text(self.actor.version, client_id, now))
                 return None
-            version = await self.actor.submit(self.player, intent_of(message), received_ms)
+            player_id = self.player.id if self.player is not None else None
+            version = await self.actor.submit(
+                player_id, command_of(message), message.version, received_ms, message.acting_seat()
+            )
         except Rejection as rejection:
             self.subscriber.offer(error_text(self.actor.version, rejection, client_id))
         else:

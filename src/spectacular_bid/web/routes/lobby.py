@@ -8,8 +8,9 @@ from fastapi import APIRouter
 
 from spectacular_bid.service.matches import MatchSummary
 from spectacular_bid.service.ports import MatchMode, MatchStatus
-from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.notation import WireModel
+from spectacular_bid.web.room import Rooms
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"])
 
@@ -39,7 +40,7 @@ class Lobby(WireModel):
     """Finished or aborted matches, newest first."""
 
 
-def _lines(summaries: list[MatchSummary]) -> list[LobbyMatch]:
+def _lines(summaries: list[MatchSummary], rooms: Rooms) -> list[LobbyMatch]:
     return [
         LobbyMatch(
             id=s.id,
@@ -48,7 +49,7 @@ def _lines(summaries: list[MatchSummary]) -> list[LobbyMatch]:
             first=s.first,
             second=s.second,
             round_number=s.round_number,
-            spectators=s.spectators,
+            spectators=rooms.spectators(s.id),
             created_at_ms=s.created_at_ms,
         )
         for s in summaries[:LIST_LIMIT]
@@ -56,9 +57,9 @@ def _lines(summaries: list[MatchSummary]) -> list[LobbyMatch]:
 
 
 @router.get("", response_model=Lobby)
-async def read_lobby(service: Service) -> Lobby:
+async def read_lobby(service: Service, rooms: RoomsDep) -> Lobby:
     return Lobby(
-        open_challenges=_lines(service.open_challenges()),
-        live=_lines(service.live_matches()),
-        finished=_lines(service.recently_finished()),
+        open_challenges=_lines(service.open_challenges(), rooms),
+        live=_lines(service.live_matches(), rooms),
+        finished=_lines(service.recently_finished(), rooms),
     )

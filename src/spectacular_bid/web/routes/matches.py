@@ -1,25 +1,24 @@
 """``/api/matches``: create a match, take its free seat, and read it as the caller sees it.
 
 The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
-lobby), ``shared`` (both seats on one device, with the hand-over of R7.5). The view comes from the
-actor's per-audience snapshot, so a spectator's has no hand (R2.2, D4).
+lobby), ``shared`` (both seats on one device, with the hand-over of R7.5). The view is the caller's
+audience's (``web/frames.py``), so a spectator's has no hand (R2.2, D4).
 """
 
 from __future__ import annotations
-
-import json
 
 from fastapi import APIRouter, Response, status
 from pydantic import Field
 
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.service.intents import ErrorCode
 from spectacular_bid.service.ports import MatchMode
-from spectacular_bid.web.appstate import Service
+from spectacular_bid.service.refusals import ErrorCode
+from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.identity import Caller, CurrentPlayer
+from spectacular_bid.web.messages import ServerState
 from spectacular_bid.web.notation import SeatName, WireModel, seat_name
-from spectacular_bid.web.snapshot import MatchSnapshot
+from spectacular_bid.web.room import audience_for
 
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
@@ -61,11 +60,6 @@ class JoinResult(WireModel):
     seat: SeatName
 
 
-class MatchOut(WireModel):
-    version: int
-    match: MatchSnapshot
-
-
 def invite_url(match_id: str) -> str:
     return f"/m/{match_id}"
 
@@ -87,7 +81,7 @@ async def create_match(body: MatchRequest, player: CurrentPlayer, service: Servi
     actor = await service.create_match(player, body.mode, body.clock(service.settings.clock))
     return MatchCreated(
         id=actor.id,
-        mode=actor.mode,
+        mode=actor.state.mode,
         seat="first",
         invite_url=invite_url(actor.id),
         ws_url=ws_url(actor.id),
@@ -107,15 +101,14 @@ async def join_match(match_id: str, player: CurrentPlayer, service: Service) -> 
 
 @router.get(
     "/{match_id}",
-    response_model=MatchOut,
+    response_model=ServerState,
     responses=responses(ErrorCode.NOT_FOUND),
 )
-async def read_match(match_id: str, caller: Caller, service: Service) -> Response:
+async def read_match(match_id: str, caller: Caller, service: Service, rooms: RoomsDep) -> Response:
     """The match as the caller sees it: their seat, both seats on a shared device, or a
     spectator's view when anonymous or not seated (R2.2, D4)."""
-    actor = await service.find(match_id)  # an ended match may come from its record (D5)
-    # Taken by the match's actor between two commands, so the version and the snapshot agree
-    # and no unsaved state is shown; the snapshot is already JSON data and is not re-validated.
-    version, snapshot = await actor.snapshot(actor.default_audience(caller))
-    body = {"version": version, "match": snapshot}
-    return Response(json.dumps(body, separators=(",", ":")), media_type="application/json")
+    match = await service.find(match_id)  # an ended match may come from its record (D5)
+    # The actor's state is always a stored one (install after commit), so no unsaved state
+    # is shown; the text is already JSON and is not re-validated.
+    audience = audience_for(match.state, caller, None)
+    return Response(rooms.state_text(match, audience), media_type="application/json")

@@ -15,14 +15,15 @@ from typing import Annotated, Final, Literal
 
 from fastapi import APIRouter, Query, Request, Response, status
 
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
 from spectacular_bid.service.records import RecordFormatError
-from spectacular_bid.service.replay import RecordMismatchError
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.identity import CurrentPlayer
 from spectacular_bid.web.notation import SeatName, WireModel
+from spectacular_bid.web.replay_frames import replay_frames
 
 router = APIRouter(tags=["replays"])
 
@@ -129,7 +130,7 @@ async def list_ended_matches(
 )
 async def read_record(match_id: str, service: Service) -> Response:
     """The full record of an ended match as a versioned JSON document (``format``
-    ``spectacular-bid/match-record``, ``format_version`` 1). ``409 wrong_phase`` while the
+    ``spectacular-bid/match-record``, ``format_version`` 2). ``409 wrong_phase`` while the
     match is live: its record holds every hand (D4)."""
     document = await service.record(match_id)
     body = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
@@ -144,7 +145,9 @@ async def read_replay(match_id: str, service: Service) -> Response:
     """The replay viewer's frames of an ended match: for every version its label, events, clock
     reading and the whole view with both hands (everything is public once it ends, D4). The
     server re-runs the engine so the browser needs no rules."""
-    frames = await service.replay_frames(match_id)
+    document = await service.document(match_id)
+    # Off the event loop: re-running a long match takes a while, and the loop times clocks.
+    frames = await asyncio.to_thread(replay_frames, document)
     body = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
     return Response(body, media_type="application/json")
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request, Response, status
 from pydantic import Field
 
 from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
-from spectacular_bid.service.intents import ErrorCode, Rejection
+from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.identity import CurrentPlayer, set_token_cookie

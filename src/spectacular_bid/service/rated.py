@@ -1,0 +1,53 @@
+"""Which matches are rated: a written policy (issue 9 §9), applied when a match ends.
+
+A match is rated only when all of these hold:
+
+- it was played online (an invitation or an open challenge), not on a shared device, where one
+  person holds both seats;
+- its two seats are held by two different players;
+- it ran on the default time control of the rules (R7.1: a 120 s bank; R7.2: a 10 s delay), so
+  every rated result was reached under the same clock;
+- it ended by score (R1.5, R6.5), on time (R7.7) or by resignation (R5.2) — never aborted, for
+  a join timeout (D3) or a timing failure (R5.3, R7.9, D5);
+- it was played here: an imported record is never rated.
+
+Records of format version 1 were written under an older policy — every match with a winner was
+rated — and :func:`rated_in_v1` is that policy, so those records still verify as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from spectacular_bid.clock import DEFAULT_SETTINGS, ClockSettings
+from spectacular_bid.rules.actions import MatchEnd, MatchEnded
+from spectacular_bid.service.ports import MatchMode, Player
+
+RATED_ENDS: Final = frozenset({MatchEnd.ZERO_BALANCE, MatchEnd.TIME, MatchEnd.RESIGNATION})
+ONLINE: Final = frozenset({MatchMode.INVITE, MatchMode.OPEN})
+
+
+def is_rated(
+    mode: MatchMode,
+    seats: Sequence[Player | None],
+    clock: ClockSettings,
+    result: MatchEnded | None,
+) -> bool:
+    """The policy above for a match played here (an import is unrated by its own flag)."""
+    first, second = seats
+    return (
+        mode in ONLINE
+        and first is not None
+        and second is not None
+        and first.id != second.id
+        and clock == DEFAULT_SETTINGS
+        and result is not None
+        and result.winner is not None
+        and result.reason in RATED_ENDS
+    )
+
+
+def rated_in_v1(result: MatchEnded | None) -> bool:
+    """The policy of record format version 1: rated whenever the match had a winner."""
+    return result is not None and result.winner is not None

@@ -1,0 +1,185 @@
+"""Frames: the service's typed values turned into the JSON text each audience receives
+(issue 9 §6). The service never encodes; this module does, once per version and audience.
+
+A ``state`` or ``update`` message carries the receiver's view of the match (``match``): a part
+every audience shares, encoded once per version, and the few fields that differ by viewer or by
+the moment (the private view, the clock, presence). Events pass through ``views.event_for`` first,
+so a hidden tile never reaches a viewer it does not belong to (R2.2, D4). A ``state`` also carries
+``log``, every event of the match so far as the receiver may see it, so a reload, a reconnect past
+the resend window or a late spectator can draw the whole move list (issue 9 §10).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from typing import Final, NamedTuple
+
+from spectacular_bid.rules.seats import BySeat, Seat
+from spectacular_bid.rules.views import PRIVATE_FIELDS, MatchView, event_for, private_view, view_for
+from spectacular_bid.service.audience import Audience
+from spectacular_bid.service.codec import clock_json, event_json
+from spectacular_bid.service.events import (
+    DeckCommitted,
+    DeckRevealed,
+    MatchEvent,
+    Ready,
+    Revealed,
+    SeatTaken,
+)
+from spectacular_bid.service.state import Entry, MatchState
+from spectacular_bid.web.view_json import to_json
+
+_VIEWERS: Final[tuple[Seat | None, ...]] = (Seat.FIRST, Seat.SECOND, None)
+_AUDIENCE_TEXT: Final = {
+    Audience.FIRST: 0,
+    Audience.SECOND: 1,
+    Audience.SPECTATOR: 2,
+    Audience.DEVICE: 2,
+}
+"""Which of a version's encodings each audience reads. A shared device reads a spectator's: the
+events it keeps (its move list) are read by both players in turn, so they may hold no hidden
+tile; the revealed seat's hand and drawn tile are in the view (R2.2, R7.5)."""
+_PUBLIC_VIEW_FIELDS: Final = tuple(
+    f.name for f in dataclasses.fields(MatchView) if f.name not in PRIVATE_FIELDS
+)
+_SERVICE_EVENTS: Final = (SeatTaken, Ready, Revealed, DeckCommitted, DeckRevealed)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+class VersionFrames(NamedTuple):
+    """One version's events, already encoded for each audience.
+
+    Only strings and ints: CPython's garbage collector stops tracking such tuples, so thousands
+    of matches' resend windows add nothing to the full collections that would stall every match.
+    """
+
+    version: int
+    texts: tuple[str, str, str]
+    """The events as comma-separated JSON objects for the first seat, the second, a spectator."""
+
+
+def viewer_of(state: MatchState, audience: Audience) -> Seat | None:
+    """Whose hand ``audience`` sees: its seat, a device's revealed seat, or nobody."""
+    if audience is Audience.FIRST:
+        return Seat.FIRST
+    if audience is Audience.SECOND:
+        return Seat.SECOND
+    if audience is Audience.DEVICE:
+        return state.revealed if state.handover is None else None
+    return None
+
+
+def visible(viewer: Seat | None, event: MatchEvent) -> MatchEvent:
+    """``event`` as ``viewer`` may see it; the service's own events are public."""
+    return event if isinstance(event, _SERVICE_EVENTS) else event_for(viewer, event)
+
+
+def _events_text(version: int, events: Iterable[MatchEvent], viewer: Seat | None) -> str:
+    return ",".join(_dumps({"version": version, **event_json(visible(viewer, e))}) for e in events)
+
+
+def version_frames(entry: Entry) -> VersionFrames:
+    """Filter a version's events for each audience (R2.2, D4) and encode them once."""
+    first, second, spectator = (_events_text(entry.version, entry.events, v) for v in _VIEWERS)
+    return VersionFrames(entry.version, (first, second, spectator))
+
+
+def events_text(frames: Iterable[VersionFrames], audience: Audience) -> str:
+    index = _AUDIENCE_TEXT[audience]
+    return ",".join(text for f in frames if (text := f.texts[index]))
+
+
+def log_text(log: Iterable[Entry], audience: Audience) -> str:
+    """Every event of the match so far as ``audience`` sees it (the move list)."""
+    viewer = _VIEWERS[_AUDIENCE_TEXT[audience]]
+    return ",".join(
+        text for entry in log if (text := _events_text(entry.version, entry.events, viewer))
+    )
+
+
+class Presence(NamedTuple):
+    online: BySeat[bool]
+    spectators: int
+
+
+class SnapshotCache:
+    """The shared part of one match's snapshot, encoded once per version."""
+
+    def __init__(self, match_id: str) -> None:
+        self.match_id = match_id
+        self._cached: tuple[int, str] | None = None
+
+    def shared_text(self, state: MatchState) -> str:
+        cached = self._cached
+        if cached is not None and cached[0] == state.version:
+            return cached[1]
+        public = view_for(state.match, None)
+        shared: dict[str, object] = {
+            "id": self.match_id,
+            "mode": state.mode.value,
+            "status": state.status.value,
+        }
+        for name in _PUBLIC_VIEW_FIELDS:
+            shared[name] = to_json(getattr(public, name))
+        shared.update(
+            {
+                "handover": str(state.handover) if state.handover is not None else None,
+                "ready": {"first": Seat.FIRST in state.ready, "second": Seat.SECOND in state.ready},
+                "start_deadline_ms": state.start_deadline_ms,
+                "join_deadline_ms": state.join_deadline_ms,
+                "deck_commitment": _event_or_none(state.commitment),
+                "deck_reveal": _event_or_none(state.reveal),
+            }
+        )
+        text = _dumps(shared)[1:-1]
+        self._cached = (state.version, text)
+        return text
+
+    def snapshot_text(
+        self, state: MatchState, audience: Audience, presence: Presence, now_ms: int
+    ) -> str:
+        """The ``match`` object for ``audience`` (issue 3 §5), as JSON text."""
+        private = private_view(state.match, viewer_of(state, audience))
+        players = [
+            None if p is None else {"name": p.name, "online": presence.online[i]}
+            for i, p in enumerate(state.seats)
+        ]
+        clock = state.reading(now_ms)  # an ended match's clocks stand as they were left
+        fresh = {
+            "audience": audience.value,
+            "players": {"first": players[0], "second": players[1]},
+            "spectators": presence.spectators,
+            "clock": clock_json(clock),
+            **to_json(private),
+        }
+        fresh_text = _dumps(fresh)
+        return f"{fresh_text[:-1]},{self.shared_text(state)}}}"
+
+
+def _event_or_none(event: MatchEvent | None) -> object:
+    return None if event is None else event_json(event)
+
+
+def state_message(version: int, snapshot: str, log: str) -> str:
+    return f'{{"type":"state","version":{version},"match":{snapshot},"log":[{log}]}}'
+
+
+def update_message(version: int, events: str, snapshot: str) -> str:
+    return f'{{"type":"update","version":{version},"events":[{events}],"match":{snapshot}}}'
+
+
+def presence_message(version: int, presence: Presence) -> str:
+    online = presence.online
+    return _dumps(
+        {
+            "type": "presence",
+            "version": version,
+            "online": {"first": online.first, "second": online.second},
+            "spectators": presence.spectators,
+        }
+    )
