@@ -19,10 +19,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
-from typing import Final, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from spectacular_bid.rules.seats import Seat
+from spectacular_bid.service.alarms import Alarms, TimerKind
 from spectacular_bid.service.commands import (
     DealSeed,
     FlagDue,
@@ -48,9 +48,6 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-RETRY_MS: Final = 1_000
-"""How soon a timer's work that storage refused is tried again."""
-
 
 class Listener(Protocol):
     """Told of every stored version of a match, in order, and of the actor's close."""
@@ -58,12 +55,6 @@ class Listener(Protocol):
     def published(self, entry: Entry, state: MatchState) -> None: ...
 
     def closed(self) -> None: ...
-
-
-class TimerKind(Enum):
-    FLAG = "flag"
-    GRACE = "grace"
-    JOIN = "join"
 
 
 @dataclass(slots=True)
@@ -123,7 +114,7 @@ class MatchActor:
         self._listeners: list[Listener] = []
         self._queue: asyncio.Queue[Mail] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._timers: dict[TimerKind, tuple[int, asyncio.TimerHandle]] = {}
+        self._alarms = Alarms(lambda kind: self._queue.put_nowait(_Timer(kind)))
         self._closed = False
 
     @property
@@ -145,9 +136,7 @@ class MatchActor:
     async def close(self) -> None:
         """Stop the actor: its timers, its task, its listeners; calls after this are refused."""
         self._closed = True
-        for _at, handle in self._timers.values():
-            handle.cancel()
-        self._timers.clear()
+        self._alarms.close()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -286,39 +275,8 @@ class MatchActor:
             self._on_change(self)
         return outcome
 
-    # -- timers -----------------------------------------------------------------------------
-
     def _arm_all(self, *, retry: bool = False) -> None:
-        """Arm exactly the timers the installed state needs. After a refused input or write, a
-        timer that already fired for a deadline now passed is tried again in :data:`RETRY_MS`,
-        not in a tight loop; one still pending keeps its time."""
-        due = timers(self.state)
-        now = self._now_ms()
-        for kind, at_ms in (
-            (TimerKind.FLAG, due.flag_ms),
-            (TimerKind.GRACE, due.grace_ms),
-            (TimerKind.JOIN, due.join_ms),
-        ):
-            if retry and at_ms is not None and at_ms <= now and kind not in self._timers:
-                at_ms = now + RETRY_MS
-            self._arm(kind, at_ms, now)
-
-    def _arm(self, kind: TimerKind, at_ms: int | None, now: int) -> None:
-        armed = self._timers.get(kind)
-        if armed is not None:
-            if armed[0] == at_ms:
-                return
-            armed[1].cancel()
-            del self._timers[kind]
-        if at_ms is None or self._closed:
-            return
-        loop = asyncio.get_running_loop()
-        handle = loop.call_later(max(0, at_ms - now) / 1000, self._fire, kind)
-        self._timers[kind] = (at_ms, handle)
-
-    def _fire(self, kind: TimerKind) -> None:
-        self._timers.pop(kind, None)
-        self._queue.put_nowait(_Timer(kind))
+        self._alarms.arm(timers(self.state), self._now_ms(), retry=retry)
 
 
 def _answer(reply: asyncio.Future[T], outcome: Transition | Rejection, value: T) -> None:
