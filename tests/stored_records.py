@@ -10,6 +10,7 @@ reading, and every ended match must pass :func:`~spectacular_bid.service.replay.
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from spectacular_bid.service.codec import clock_json, event_json
@@ -26,7 +27,10 @@ def check_folder(data_dir: Path) -> int:
     """Check the SQLite database in ``data_dir``; return how many versions were re-run."""
     if not (data_dir / "specbid.sqlite3").is_file():
         return 0
-    return asyncio.run(_check(default_sqlite_url(data_dir)))
+    url = default_sqlite_url(data_dir)
+    # In a thread of its own: the caller may be inside a running event loop (Playwright's).
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(_check(url))).result()
 
 
 async def _check(url: str) -> int:

@@ -18,6 +18,7 @@ Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from spectacular_bid.rules.actions import (
     Abort,
@@ -28,7 +29,7 @@ from spectacular_bid.rules.actions import (
     RoundEnded,
 )
 from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhaseError
-from spectacular_bid.rules.match import Phase
+from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.commands import (
     DealSeed,
@@ -257,12 +258,7 @@ def _deal(
     state: MatchState, seed: DealSeed, by: Seat | None, received_ms: int, now_ms: int
 ) -> Transition | Rejection:
     cleared = replace(state, ready=frozenset(), start_deadline_ms=None, revealed=None)
-    outcome = _apply(cleared, Deal(seed.deck), by, received_ms, now_ms, seed)
-    if isinstance(outcome, Transition):
-        outcome = replace(
-            outcome, state=replace(outcome.state, dealt_version=outcome.state.version)
-        )
-    return outcome
+    return _apply(cleared, Deal(seed.deck), by, received_ms, now_ms, seed)
 
 
 def _apply(
@@ -273,7 +269,8 @@ def _apply(
     now_ms: int,
     seed: DealSeed | None = None,
 ) -> Transition | Rejection:
-    """Apply an engine command, then the clock policy, the round's reveal and the status."""
+    """Apply an engine command, then the clock policy, the round's reveal and the status; the
+    new state is made once, from all the changes (this is the path of every move)."""
     match = state.match.copy()
     before = match.decision
     try:
@@ -281,65 +278,56 @@ def _apply(
     except RulesError as exc:
         return Rejection(_rules_code(exc), str(exc))
     version = state.version + 1
-    new = replace(state, match=match, version=version)
-    new = _move_clock(new, before, charge_ms, now_ms)
+    changes = _clock_changes(state, match, version, before, charge_ms, now_ms)
     command: RecordedCommand
     if seed is not None:
         command = SaltedDeal(seed.deck, seed.salt)
         commitment = committed(match.round_number, seed)
-        new = replace(new, secret=seed, commitment=commitment)
+        changes.update(secret=seed, commitment=commitment, dealt_version=version)
         events = (*events, commitment)
     else:
         assert not isinstance(action, Deal), "a deal comes with its seed"
         command = action
-    if seed is None and new.secret is not None and any(isinstance(e, RoundEnded) for e in events):
-        shown = new.commitment.commitment if new.commitment is not None else None
-        reveal = revealed(match.round_number, shown, new.secret)
-        new = replace(new, secret=None, reveal=reveal)
-        events = (*events, reveal)
-    ending = match.is_over
-    return Transition(
-        new, _entry(new, seat, command, events, charge_ms, now_ms), header_changed=ending
-    )
+        if state.secret is not None and any(isinstance(e, RoundEnded) for e in events):
+            shown = state.commitment.commitment if state.commitment is not None else None
+            reveal = revealed(match.round_number, shown, state.secret)
+            changes.update(secret=None, reveal=reveal)
+            events = (*events, reveal)
+    new = replace(state, match=match, version=version, **changes)
+    entry = _entry(new, seat, command, events, charge_ms, now_ms)
+    return Transition(new, entry, header_changed=match.is_over)
 
 
-def _move_clock(state: MatchState, before: int, charge_ms: int, now_ms: int) -> MatchState:
+def _clock_changes(
+    state: MatchState, match: Match, version: int, before: int, charge_ms: int, now_ms: int
+) -> dict[str, Any]:
     """Charge the decision that just ended and time the next one (R7.2–R7.5, D2).
 
     A draw that leaves the same decision open changes nothing (R7.3). On a shared device a
-    decision for the other seat waits, clocks standing, for that player's Reveal (R7.5).
+    decision for the other seat waits, clocks standing, for that player's Reveal (R7.5). When
+    nobody is to act the round or the match is over: the grace runs (D3) or the match ends.
     """
-    match = state.match
     clock = state.clock
     seat = match.to_act
     if seat is not None and match.decision == before:
-        return state
+        return {}
     if clock.running is not None:
         clock, _ = clock.stop(max(charge_ms, clock.decision_started_ms))
     if seat is None:
-        return _between_rounds(replace(state, clock=clock), now_ms)
+        changes: dict[str, Any] = {"clock": clock, "handover": None, "revealed": None}
+        if match.is_over:
+            won = match.result is not None and match.result.winner is not None
+            changes.update(
+                status=MatchStatus.FINISHED if won else MatchStatus.ABORTED,
+                start_deadline_ms=None,
+                join_deadline_ms=None,
+            )
+        elif match.phase is Phase.AWAITING_DEAL:
+            changes["start_deadline_ms"] = now_ms + state.settings.grace_ms
+        return changes
     if state.mode is MatchMode.SHARED and seat != state.revealed:
-        return replace(
-            state, clock=clock, handover=seat, revealed=None, handover_version=state.version
-        )
-    return replace(state, clock=clock.start_decision(seat, max(now_ms, clock.decision_started_ms)))
-
-
-def _between_rounds(state: MatchState, now_ms: int) -> MatchState:
-    state = replace(state, handover=None, revealed=None)
-    match = state.match
-    if match.is_over:
-        result = match.result
-        won = result is not None and result.winner is not None
-        return replace(
-            state,
-            status=MatchStatus.FINISHED if won else MatchStatus.ABORTED,
-            start_deadline_ms=None,
-            join_deadline_ms=None,
-        )
-    if match.phase is Phase.AWAITING_DEAL:
-        return replace(state, start_deadline_ms=now_ms + state.settings.grace_ms)
-    return state
+        return {"clock": clock, "handover": seat, "revealed": None, "handover_version": version}
+    return {"clock": clock.start_decision(seat, max(now_ms, clock.decision_started_ms))}
 
 
 def _entry(
