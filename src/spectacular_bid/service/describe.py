@@ -36,7 +36,7 @@ def describe(document: MatchDocument) -> Iterator[str]:
     )
     for entry, step, state in replay(document):
         match = state.match
-        yield f"v{entry['version']} {_command_text(entry, step.command, match)}"
+        yield f"v{entry['version']} {command_text(entry, step.command, match)}"
         for event in entry["events"]:
             line = _event_text(event, match)
             if line is not None:
@@ -46,7 +46,9 @@ def describe(document: MatchDocument) -> Iterator[str]:
             yield f"  {clock}"
 
 
-def _command_text(entry: Mapping[str, Any], action: RecordedCommand, match: Match) -> str:
+def command_text(entry: Mapping[str, Any], action: RecordedCommand, match: Match) -> str:
+    """A recorded version's command in words, language-neutral (``first: play 1-4@4-4:lineA``):
+    the one labeller of commands, for ``specbid replay`` and the replay frames' labels."""
     command = entry["command"]
     kind = command.get("type")
     if isinstance(action, Play):

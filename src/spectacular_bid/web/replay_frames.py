@@ -8,32 +8,16 @@ has ended (D4).
 
 from __future__ import annotations
 
-from typing import Any
-
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.views import view_for
+from spectacular_bid.service.describe import command_text
 from spectacular_bid.service.ports import JSON
 from spectacular_bid.service.records import MatchDocument
 from spectacular_bid.service.replay import replay
 from spectacular_bid.web.view_json import to_json
 
 FRAMES_FORMAT = "spectacular-bid/replay-frames"
-
-
-def _label(command: dict[str, Any]) -> str:
-    """A short, language-neutral description of a recorded command; the client translates."""
-    kind = command.get("type", "?")
-    seat = command.get("seat")
-    if kind == "play":
-        at = command.get("at")
-        move = command["tile"] if at is None else f"{command['tile']}@{at}"
-        return f"{seat} play {move}"
-    if kind == "bid":
-        return f"{seat} bid {command.get('amount')}"
-    if kind == "abort":
-        return f"abort {command.get('reason')}"
-    return f"{seat} {kind}" if seat else str(kind)
 
 
 def _view(match: Match) -> JSON:
@@ -61,12 +45,12 @@ def replay_frames(document: MatchDocument) -> JSON:
     frames: list[JSON] = [
         {"version": 0, "label": "start", "events": [], "view": _view(Match()), "clock": None}
     ]
-    for entry, _step, state in replay(document):
+    for entry, step, state in replay(document):
         match = state.match
         frames.append(
             {
                 "version": entry.get("version"),
-                "label": _label(entry.get("command") or {}),
+                "label": command_text(entry, step.command, match),
                 "events": entry.get("events") or [],
                 "view": _view(match),
                 "clock": entry.get("clock"),
