@@ -91,7 +91,9 @@ async def create_match(body: MatchRequest, player: CurrentPlayer, service: Servi
 @router.post(
     "/{match_id}/join",
     response_model=JoinResult,
-    responses=responses(ErrorCode.UNAUTHORIZED, ErrorCode.NOT_FOUND, ErrorCode.SEAT_TAKEN),
+    responses=responses(
+        ErrorCode.UNAUTHORIZED, ErrorCode.NOT_FOUND, ErrorCode.SEAT_TAKEN, ErrorCode.MATCH_OVER
+    ),
 )
 async def join_match(match_id: str, player: CurrentPlayer, service: Service) -> JoinResult:
     """Take the free seat; a player already seated gets their seat back (idempotent)."""
