@@ -32,6 +32,16 @@ SERVE_FLAGS = (
     ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
     ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
+    ("max_live_matches", int, "refuse new matches and joins past this many live matches"),
+    ("busy_lag_ms", int, "refuse new matches and joins while the loop lags more, ms"),
+    ("busy_cpu", float, "...or while the process uses more of a core than this (0-1)"),
+    ("sockets_per_address", int, "open match sockets allowed per client address"),
+    ("sockets_per_guest", int, "open match sockets allowed per guest"),
+    ("handshake_timeout_s", float, "close a connection whose request or handshake is unfinished"),
+    ("guests_per_minute", float, "guests created per address per minute"),
+    ("matches_per_minute", float, "matches created per guest and per address per minute"),
+    ("joins_per_minute", float, "joins per guest and per address per minute"),
+    ("open_challenges_per_guest", int, "open lobby challenges waiting per guest"),
 )
 """``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
 

@@ -25,11 +25,14 @@ class LagMonitor:
         threshold_ms: int,
         tick_ms: int,
         on_stall: Callable[[int], None],
+        on_tick: Callable[[int, int], None] | None = None,
     ) -> None:
         self._now_ms = now_ms
         self.threshold_ms = threshold_ms
         self.tick_ms = tick_ms
         self._on_stall = on_stall
+        self._on_tick = on_tick
+        """Told ``(now_ms, lag_ms)`` at every wake-up: admission control's lag signal."""
         self.last_tick_ms = now_ms()
         self.stalls = 0
         self.last_stall_end_ms: int | None = None
@@ -63,4 +66,6 @@ class LagMonitor:
                 self.last_stall_end_ms = now
                 log.error("event loop stalled for %d ms (threshold %d)", lag, self.threshold_ms)
                 self._on_stall(lag)
+            if self._on_tick is not None:
+                self._on_tick(now, lag)
             self.last_tick_ms = now

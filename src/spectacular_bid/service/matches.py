@@ -23,6 +23,7 @@ from typing import Final
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.admission import Admission
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.guests import Guests
@@ -49,7 +50,7 @@ from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import new_match
-from spectacular_bid.service.timesource import MsSource, monotonic_ms, wall_ms
+from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class MatchService:
         wall_ms: MsSource = wall_ms,
         deck_source_for: Callable[[str], DeckSource] | None = None,
         finished_ttl_ms: int = FINISHED_TTL_MS,
+        cpu_ms: MsSource = cpu_ms,
     ) -> None:
         if finished_ttl_ms < 0:
             raise ValueError(f"finished_ttl_ms must be >= 0, got {finished_ttl_ms!r}")
@@ -102,8 +104,13 @@ class MatchService:
             self._deck_source_for = lambda _match_id: seeded_decks(seed)
         else:
             self._deck_source_for = lambda _match_id: secure_deck
+        self.admission = Admission(self.settings.capacity, now_ms, cpu_ms)
         self.lag = LagMonitor(
-            now_ms, self.settings.lag_threshold_ms, self.settings.lag_tick_ms, self._on_stall
+            now_ms,
+            self.settings.lag_threshold_ms,
+            self.settings.lag_tick_ms,
+            self._on_stall,
+            self.admission.on_tick,
         )
 
     async def start(self) -> None:
@@ -132,7 +139,9 @@ class MatchService:
         """A new match with ``creator`` in the first seat (both seats on a shared device).
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
+        Refused with ``server_busy`` near the server's capacity (issue 10 item 1).
         """
+        self.admission.admit(self.live_count(), "matches")
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
@@ -216,7 +225,16 @@ class MatchService:
         return player(header.first_player), player(header.second_player)
 
     async def join(self, match_id: str, player: Player) -> Seat:
-        return await self.get(match_id).join(player)
+        """Take the match's free seat. A player already seated gets the seat back even when the
+        server is busy; taking a free seat starts a match, so it is refused then."""
+        actor = self.get(match_id)
+        if all(seated is None or seated.id != player.id for seated in actor.state.seats):
+            self.admission.admit(self.live_count(), "joins")
+        return await actor.join(player)
+
+    def live_count(self) -> int:
+        """Matches in memory that are waiting or being played."""
+        return sum(1 for actor in self._actors.values() if actor.is_live)
 
     def summaries(
         self, *statuses: MatchStatus, mode: MatchMode | None = None

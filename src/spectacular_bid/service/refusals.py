@@ -26,15 +26,22 @@ class ErrorCode(Enum):
     TOO_LARGE = "too_large"
     RATE_LIMITED = "rate_limited"
     UNAUTHORIZED = "unauthorized"
+    SERVER_BUSY = "server_busy"
+    """The server is near its capacity and takes no new match or join now; live ones go on."""
 
 
 class Rejection(Exception):  # noqa: N818 - a value returned to the sender, also raisable
     """Why a request changed nothing (R8.3): a machine-readable code and a human message."""
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, *, retry_after_s: int | None = None
+    ) -> None:
         super().__init__(code, message)
         self.code = code
         self.message = message
+        self.retry_after_s = retry_after_s
+        """For a refusal that lifts by itself (``rate_limited``, ``server_busy``): how many
+        seconds until trying again may succeed; HTTP sends it as ``Retry-After``."""
 
     def __str__(self) -> str:
         return f"{self.code.value}: {self.message}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.admission import Capacity
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,8 @@ class ServiceSettings:
     subscriber_queue: int = 64
     """Messages waiting for one socket; a socket that falls this far behind is dropped (it
     reconnects and resyncs), so a slow reader never slows a match."""
+    capacity: Capacity = field(default_factory=Capacity)
+    """Admission control: when new matches and joins are refused (issue 10 item 1)."""
     fixed_deck_seed: int | None = None
     """Test-only: deal every match from decks drawn from this seed instead of the secure
     shuffle. Off by default."""

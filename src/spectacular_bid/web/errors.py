@@ -34,6 +34,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.TOO_LARGE: 413,
     ErrorCode.RATE_LIMITED: 429,
     ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.SERVER_BUSY: 503,
 }
 """Every code has a status; a test keeps the table complete."""
 
@@ -51,10 +52,16 @@ class ErrorEnvelope(WireModel):
     error: ErrorBody
 
 
-def error_response(code: ErrorCode, message: str, status: int | None = None) -> JSONResponse:
+def error_response(
+    code: ErrorCode, message: str, status: int | None = None, retry_after_s: int | None = None
+) -> JSONResponse:
     body = {"error": {"code": code.value, "message": message}}
-    headers = {"WWW-Authenticate": "Bearer"} if code is ErrorCode.UNAUTHORIZED else None
-    return JSONResponse(body, status_code=status or HTTP_STATUS[code], headers=headers)
+    headers: dict[str, str] = {}
+    if code is ErrorCode.UNAUTHORIZED:
+        headers["WWW-Authenticate"] = "Bearer"
+    if retry_after_s is not None:
+        headers["Retry-After"] = str(max(1, retry_after_s))
+    return JSONResponse(body, status_code=status or HTTP_STATUS[code], headers=headers or None)
 
 
 def responses(*codes: ErrorCode) -> dict[int | str, dict[str, Any]]:
@@ -64,7 +71,7 @@ def responses(*codes: ErrorCode) -> dict[int | str, dict[str, Any]]:
 
 async def _on_rejection(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, Rejection)
-    return error_response(exc.code, exc.message)
+    return error_response(exc.code, exc.message, retry_after_s=exc.retry_after_s)
 
 
 async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:

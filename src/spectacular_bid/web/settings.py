@@ -18,6 +18,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.admission import Capacity
 from spectacular_bid.service.settings import ServiceSettings
 
 _SERVICE = ServiceSettings()
@@ -59,6 +60,47 @@ class WebSettings(BaseSettings):
     """...and in a burst; a socket still flooding after this many refusals is closed (1008)."""
     max_message_bytes: int = Field(default=4096, ge=64)
     """The largest client WebSocket message; uvicorn's ``ws_max_size`` is set to it too."""
+
+    # -- capacity, caps and timeouts (issue 10) --
+    max_live_matches: int | None = Field(default=None, ge=1)
+    """Admission control: no new match or join past this many live matches (none by default:
+    the loop's lag and the process's CPU decide)."""
+    busy_lag_ms: int = Field(default=40, ge=1)
+    """Admission control: new matches and joins are refused with 503 while the event loop's
+    recent lag exceeds this (well under the D5 stall threshold, so live matches never suffer)."""
+    busy_cpu: float = Field(default=0.90, gt=0)
+    """Admission control: ...or while the process used more than this share of a core (more
+    than 1 only counts threads' time too)."""
+    sockets_per_address: int = Field(default=256, ge=1)
+    """Open match sockets allowed from one client address; one more is closed with 1008."""
+    sockets_per_guest: int = Field(default=16, ge=1)
+    """Open match sockets allowed for one guest token; one more is closed with 1008."""
+    handshake_timeout_s: float = Field(default=10.0, gt=0)
+    """A connection that has not completed its HTTP request or WebSocket handshake by then is
+    closed."""
+    ws_ping_interval_s: float = Field(default=20.0, gt=0)
+    """The server pings every idle socket this often..."""
+    ws_ping_timeout_s: float = Field(default=20.0, gt=0)
+    """...and closes one whose pong has not come back in this long."""
+    presence_delay_ms: int = Field(default=250, ge=0)
+    """Presence changes within this long are sent as one ``presence`` message."""
+    spectators_listed: int = Field(default=32, ge=0)
+    """Up to this many spectators each count in ``presence``; beyond, only the count is sent."""
+    guests_per_minute: float = Field(default=10.0, gt=0)
+    """HTTP rate limit: guests created per client address per minute (on average)..."""
+    guests_burst: int = Field(default=20, ge=1)
+    """...and in a burst; past it, 429 with ``Retry-After``."""
+    matches_per_minute: float = Field(default=20.0, gt=0)
+    """HTTP rate limit: matches created per guest and per address per minute..."""
+    matches_burst: int = Field(default=20, ge=1)
+    """...and in a burst."""
+    joins_per_minute: float = Field(default=60.0, gt=0)
+    """HTTP rate limit: joins per guest and per address per minute..."""
+    joins_burst: int = Field(default=30, ge=1)
+    """...and in a burst."""
+    open_challenges_per_guest: int = Field(default=3, ge=1)
+    """At most this many open (lobby) challenges waiting per guest."""
+
     static_dir: Path | None = None
     """The browser client's folder; by default the repository's ``static/`` when it exists."""
 
@@ -99,6 +141,7 @@ class WebSettings(BaseSettings):
             resend_limit=self.resend_limit,
             subscriber_queue=self.subscriber_queue,
             fixed_deck_seed=self.fixed_deck_seed,
+            capacity=Capacity(self.busy_lag_ms, self.busy_cpu, self.max_live_matches),
         )
 
     def static_folder(self) -> Path | None:

@@ -1,0 +1,122 @@
+"""Admission control (issue 10 item 1): refuse new work before the live matches suffer.
+
+A server offered more matches than it can time must not let every match's clock degrade until
+the D5 monitor aborts them all as timing failures. So new matches and joins are refused with
+``server_busy`` (HTTP 503 with ``Retry-After``) while any of three signals says the server is
+near its capacity; matches already running are never touched by this.
+
+- **Loop lag**: how late the lag monitor's ticks wake. It is the signal closest to what the
+  clocks feel (R7.7: every charge is read when the loop gets to a message). The busy mark is
+  the largest lag of the last :data:`LAG_WINDOW_TICKS` ticks, so one busy second is enough.
+- **CPU**: the process's share of one core over the last :data:`CPU_WINDOW_MS`. A loop can be
+  on time and still be about to saturate; CPU tells that earlier than the lag does.
+- **Live matches**: an optional fixed cap, for operators who measured their machine.
+
+Once busy, the server stays busy for :data:`HOLD_MS` after the last busy reading, so a burst of
+creations does not slip through between two ticks (hysteresis).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Final
+
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.timesource import MsSource
+
+LAG_WINDOW_TICKS: Final = 10
+"""Ticks of the lag monitor whose largest lag is the current lag (1 s at 100 ms ticks)."""
+CPU_WINDOW_MS: Final = 2_000
+"""The span over which the process's CPU share is measured."""
+HOLD_MS: Final = 3_000
+"""How long the server stays busy after its last busy reading."""
+RETRY_AFTER_S: Final = 5
+"""What a refused client is told to wait before trying again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """The admission thresholds; a signal whose threshold is None is not used. All are off
+    unless the server's settings set them (``specbid serve`` does: ``--busy-lag-ms`` and
+    friends), so a service built in a test admits everything unless the test asks."""
+
+    busy_lag_ms: int | None = None
+    busy_cpu: float | None = None
+    """A share of one core; more than 1 only with threads."""
+    max_live_matches: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.busy_lag_ms is not None and self.busy_lag_ms < 1:
+            raise ValueError(f"busy_lag_ms must be >= 1, got {self.busy_lag_ms!r}")
+        if self.busy_cpu is not None and self.busy_cpu <= 0:
+            raise ValueError(f"busy_cpu must be > 0, got {self.busy_cpu!r}")
+        if self.max_live_matches is not None and self.max_live_matches < 1:
+            raise ValueError(f"max_live_matches must be >= 1, got {self.max_live_matches!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """The readings behind a decision, for the refusal's message and the benchmarks."""
+
+    lag_ms: int
+    cpu: float
+    live_matches: int
+
+
+class Admission:
+    """The three signals, fed by the lag monitor's ticks, and the decision on new work."""
+
+    def __init__(self, capacity: Capacity, now_ms: MsSource, cpu_ms: MsSource) -> None:
+        self.capacity = capacity
+        self._now_ms = now_ms
+        self._cpu_ms = cpu_ms
+        self._lags: deque[int] = deque(maxlen=LAG_WINDOW_TICKS)
+        self._cpu_samples: deque[tuple[int, int]] = deque()
+        self._busy_until_ms = -1
+        self.admitted = 0
+        self.refused = 0
+        self.max_lag_ms = 0
+        """The longest loop stall seen since start (``max_pause_ms`` in the benchmark)."""
+
+    def on_tick(self, now_ms: int, lag_ms: int) -> None:
+        """One wake-up of the lag monitor, ``lag_ms`` late."""
+        lag = max(0, lag_ms)
+        self._lags.append(lag)
+        self.max_lag_ms = max(self.max_lag_ms, lag)
+        self._cpu_samples.append((now_ms, self._cpu_ms()))
+        while len(self._cpu_samples) > 2 and now_ms - self._cpu_samples[1][0] >= CPU_WINDOW_MS:
+            self._cpu_samples.popleft()
+        if self._over(self.load(0), count_matches=False):
+            self._busy_until_ms = now_ms + HOLD_MS
+
+    def load(self, live_matches: int) -> Load:
+        lag = max(self._lags, default=0)
+        cpu = 0.0
+        if len(self._cpu_samples) >= 2:
+            (t0, c0), (t1, c1) = self._cpu_samples[0], self._cpu_samples[-1]
+            if t1 > t0:
+                cpu = (c1 - c0) / (t1 - t0)
+        return Load(lag, cpu, live_matches)
+
+    def _over(self, load: Load, *, count_matches: bool) -> bool:
+        cap = self.capacity
+        if cap.busy_lag_ms is not None and load.lag_ms > cap.busy_lag_ms:
+            return True
+        if cap.busy_cpu is not None and load.cpu > cap.busy_cpu:
+            return True
+        limit = cap.max_live_matches
+        return count_matches and limit is not None and load.live_matches >= limit
+
+    def admit(self, live_matches: int, what: str) -> None:
+        """Raise ``server_busy`` if the server should take no new ``what`` now."""
+        load = self.load(live_matches)
+        if self._over(load, count_matches=True) or self._now_ms() < self._busy_until_ms:
+            self.refused += 1
+            raise Rejection(
+                ErrorCode.SERVER_BUSY,
+                f"the server is busy and takes no new {what} now (loop lag {load.lag_ms} ms, "
+                f"CPU {load.cpu:.0%}, {load.live_matches} live matches); try again shortly",
+                retry_after_s=RETRY_AFTER_S,
+            )
+        self.admitted += 1
