@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosedOK
 
-from spectacular_bid.service.records import parse_document
+from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
 
 from .conftest import Target

@@ -174,30 +174,33 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
             token = await guest(http, "Cy")
             created = await http.post("/api/records", json=record, headers=bearer(token))
             assert created.status_code == 201, created.text
-            assert created.json()["id"] == match.match_id
-            again = (await http.get(f"/api/matches/{match.match_id}/record")).json()
+            # A fresh id of the server's own, the record's kept as data (issue 10 item 5).
+            imported_id = created.json()["id"]
+            assert imported_id != match.match_id
+            assert created.json()["imported_id"] == match.match_id
+            again = (await http.get(f"/api/matches/{imported_id}/record")).json()
             tampered = copy.deepcopy(record)
             _, _, played = versions_with(tampered, "played")[3]
             played["ends_sum"] += 1
             bad = await http.post("/api/records", json=tampered, headers=bearer(token))
             assert bad.status_code == 422
             assert "the record does not verify: version" in bad.json()["error"]["message"]
-            view = (await http.get(f"/api/matches/{match.match_id}")).json()
+            view = (await http.get(f"/api/matches/{imported_id}")).json()
             assert view["match"]["status"] == "finished"
         imported = copy.deepcopy(record)
+        imported["match"]["id"] = imported_id
         imported["match"]["rated"] = False  # an imported match is never rated here
         imported["match"]["imported"] = True
+        imported["match"]["imported_id"] = match.match_id
         assert again == imported
-        status, from_store = await run_cli(capsys, "replay", match.match_id, *fresh.flags())
+        status, from_store = await run_cli(capsys, "replay", imported_id, *fresh.flags())
         assert status == 0, from_store
         assert from_store.splitlines()[1:] == out.splitlines()[1:]
-        status, checked = await run_cli(
-            capsys, "replay", "--verify", match.match_id, *fresh.flags()
-        )
+        status, checked = await run_cli(capsys, "replay", "--verify", imported_id, *fresh.flags())
         assert status == 0, checked
         exported = tmp_path / "exported.json"
         status, _ = await run_cli(
-            capsys, "replay", "--export", match.match_id, "-o", str(exported), *fresh.flags()
+            capsys, "replay", "--export", imported_id, "-o", str(exported), *fresh.flags()
         )
         assert status == 0
         assert json.loads(exported.read_text(encoding="utf-8")) == imported

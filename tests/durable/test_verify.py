@@ -18,7 +18,7 @@ from spectacular_bid.service.describe import describe
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
-from spectacular_bid.service.records import RecordFormatError, parse_document
+from spectacular_bid.service.record_document import RecordFormatError, parse_document
 from spectacular_bid.service.replay import verify
 from spectacular_bid.service.settings import ServiceSettings
 

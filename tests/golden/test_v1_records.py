@@ -22,7 +22,7 @@ import pytest
 
 from spectacular_bid import cli
 from spectacular_bid.service.memory import InMemoryStore
-from spectacular_bid.service.records import parse_document
+from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings

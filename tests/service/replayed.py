@@ -31,7 +31,8 @@ from spectacular_bid.service.codec import clock_json, command_json, event_json
 from spectacular_bid.service.entries import header_of
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchRecord, MatchStatus, Player
-from spectacular_bid.service.records import ENDED, IMPORTED, read_document
+from spectacular_bid.service.record_document import ENDED, IMPORTED
+from spectacular_bid.service.records import read_document
 from spectacular_bid.service.replay import Replay, verify, version_of
 from spectacular_bid.service.state import MatchState
 

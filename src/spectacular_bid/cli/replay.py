@@ -24,7 +24,7 @@ def run_replay(args: argparse.Namespace) -> int:
     engine and checks it; ``--export`` writes its record document."""
     from spectacular_bid.service.describe import describe
     from spectacular_bid.service.discrepancy import RecordMismatchError
-    from spectacular_bid.service.records import RecordFormatError, parse_document
+    from spectacular_bid.service.record_document import RecordFormatError, parse_document
     from spectacular_bid.service.replay import verify
 
     try:

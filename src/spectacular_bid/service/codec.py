@@ -3,7 +3,7 @@
 Every event and recorded command has its own encoder here, naming each JSON field: renaming a
 field in ``rules/actions.py`` cannot silently change a stored record or a frame — this module
 stops type-checking, or ``tests/golden`` fails. The shapes are those of record format 1, which
-format 2 keeps (it adds ``received_ms`` to each version, see ``records.py``).
+format 2 keeps (it adds ``received_ms`` to each version, see ``record_document.py``).
 
 Tiles are written in Appendix A move notation (``"1-4"``), open places as ``"1-4:smaller"``,
 seats as ``"first"``/``"second"``, enums by value.

@@ -9,7 +9,7 @@ from typing import Any
 from spectacular_bid.rules.actions import Bid, Play
 from spectacular_bid.rules.match import Match
 from spectacular_bid.service.commands import RecordedCommand, SaltedDeal
-from spectacular_bid.service.records import MatchDocument
+from spectacular_bid.service.record_document import MatchDocument
 from spectacular_bid.service.replay import replay
 
 

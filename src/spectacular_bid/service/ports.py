@@ -67,6 +67,10 @@ class MatchRecord:
     rated: bool
     created_at_ms: int
     ended_at_ms: int | None
+    imported_id: str | None = None
+    """For a match imported from a record document, the id that document gave it: the match's
+    own id is always a fresh one of this server's (issue 10 item 5). None for every other match,
+    and for matches imported before the id was kept."""
 
 
 @dataclass(frozen=True, slots=True)

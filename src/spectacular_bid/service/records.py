@@ -1,43 +1,23 @@
-"""The match record as a versioned JSON document: what ``GET /api/matches/{id}/record`` serves,
-``specbid replay --export`` writes, and ``POST /api/records`` / ``specbid replay FILE`` read (D4).
+"""Building a match record from stored rows, and the rows for importing one (D4).
 
-```
-{"format": "spectacular-bid/match-record", "format_version": 2,
- "match": {"id", "mode", "settings", "status", "winner", "reason", "rated", "created_at_ms",
-           "ended_at_ms", "players": {"first": {"name"} | null, "second": …}},
- "rounds": [{"number", "commitment", "salt", "deck"}, …],
- "versions": [{"version", "seat", "command", "events", "wall_ms", "mono_ms", "received_ms",
-               "clock"}, …]}
-```
-
-``versions`` is the event log exactly as stored: each version's engine command (a deal's with its
-``salt``), every event unfiltered plus the service's own (``deck_committed``, ``deck_revealed``,
-``seat_taken``, ``ready``, ``revealed``), the server's wall and monotonic time, and the clock
-reading after it; ``received_ms`` is when the server received the command, the time its clock
-charge was taken at (R7.7). ``rounds`` are the deck commitments and their reveals. A match
-imported from such a document carries ``"imported": true`` in its header and is never rated here.
-
-Format 1 (the first release) is format 2 without ``received_ms``: such documents are still read,
-and a version without it (or with null, for versions stored before format 2) has it inferred from
-the clock readings when replayed. Documents are always written in format 2.
-
-This module only builds and checks the shape; :mod:`spectacular_bid.service.replay` re-runs a
-document through the engine.
+The document itself — its format, its shape and what this server allows of an import — is
+:mod:`spectacular_bid.service.record_document`'s; this module is where it meets the store's port:
+:func:`read_document` serves an ended match's record (never a live one's), and
+:func:`records_for_import` turns a checked document into rows of a match that is marked imported,
+gets an id of this server's own form (:func:`new_match_id`) and is never rated here.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 import string
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from spectacular_bid.service.guests import DisplayNameError, clean_name, token_hash
 from spectacular_bid.service.ports import (
-    JSON,
     EventRecord,
     MatchMode,
     MatchRecord,
@@ -46,51 +26,14 @@ from spectacular_bid.service.ports import (
     PlayerRecord,
     RoundRecord,
 )
+from spectacular_bid.service.record_document import (
+    ENDED,
+    IMPORTED,
+    IMPORTED_ID,
+    MatchDocument,
+    RecordFormatError,
+)
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-
-FORMAT: Final = "spectacular-bid/match-record"
-FORMAT_VERSION: Final = 2
-READABLE_VERSIONS: Final = (1, 2)
-IMPORTED: Final = "imported"
-"""The header settings key (and the document's match key) that marks an imported match."""
-ENDED: Final = (MatchStatus.FINISHED, MatchStatus.ABORTED)
-MATCH_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""What an imported match id may look like; any other gets a fresh id."""
-
-
-class RecordFormatError(ValueError):
-    """A document that is not a match record of a known format; the message names the field."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchDocument:
-    """A document whose shape :func:`parse_document` checked (its content is checked by
-    :func:`spectacular_bid.service.replay.verify`)."""
-
-    match: dict[str, Any]
-    rounds: list[dict[str, Any]]
-    versions: list[dict[str, Any]]
-    format_version: int = FORMAT_VERSION
-    """The format the document was written in (its rated policy depends on it)."""
-
-    @property
-    def id(self) -> str:
-        match_id: str = self.match["id"]
-        return match_id
-
-    def name(self, seat: str) -> str | None:
-        slot = self.match["players"].get(seat)
-        return None if slot is None else str(slot["name"])
-
-    def to_json(self) -> JSON:
-        return {
-            "format": FORMAT,
-            "format_version": self.format_version,
-            "match": self.match,
-            "rounds": self.rounds,
-            "versions": self.versions,
-        }
-
 
 # -- building -------------------------------------------------------------------------------
 
@@ -145,6 +88,7 @@ def build_document(
     }
     if imported:
         match[IMPORTED] = True
+        match[IMPORTED_ID] = header.imported_id
     return MatchDocument(
         match=match,
         rounds=[
@@ -189,102 +133,6 @@ async def read_document(store: MatchStore, match_id: str) -> MatchDocument:
     return build_document(header, names, await store.rounds(match_id), events)
 
 
-# -- reading --------------------------------------------------------------------------------
-
-
-def _expect(value: object, kind: type | tuple[type, ...], where: str, what: str) -> Any:
-    is_bool = isinstance(value, bool)
-    wants_bool = kind is bool or (isinstance(kind, tuple) and bool in kind)
-    if not isinstance(value, kind) or (is_bool and not wants_bool):
-        raise RecordFormatError(f"{where}: expected {what}, found {value!r:.80}")
-    return value
-
-
-def _field(data: dict[str, Any], key: str, where: str) -> Any:
-    if key not in data:
-        raise RecordFormatError(f"{where}: missing field {key!r}")
-    return data[key]
-
-
-def parse_document(data: object) -> MatchDocument:
-    """Check a document's shape — format, version, types of every field — or raise
-    :class:`RecordFormatError` naming the first field that is wrong."""
-    doc = _expect(data, dict, "document", "a JSON object")
-    if doc.get("format") != FORMAT:
-        raise RecordFormatError(
-            f"format: expected {FORMAT!r}, found {doc.get('format')!r:.80}: not a match record"
-        )
-    version = doc.get("format_version")
-    if type(version) is not int or version not in READABLE_VERSIONS:
-        raise RecordFormatError(
-            f"format_version: expected one of {list(READABLE_VERSIONS)}, found {version!r:.80}: "
-            "this program reads only those versions"
-        )
-    match = _parse_header(_field(doc, "match", "document"))
-    rounds = _parse_rounds(_field(doc, "rounds", "document"))
-    versions = _parse_versions(_field(doc, "versions", "document"), version)
-    return MatchDocument(match=match, rounds=rounds, versions=versions, format_version=version)
-
-
-def _parse_header(data: object) -> dict[str, Any]:
-    match: dict[str, Any] = _expect(data, dict, "match", "an object")
-    _expect(_field(match, "id", "match"), str, "match.id", "a string")
-    mode = _expect(_field(match, "mode", "match"), str, "match.mode", "a string")
-    if mode not in {m.value for m in MatchMode}:
-        raise RecordFormatError(f"match.mode: expected a match mode, found {mode!r:.80}")
-    status = _expect(_field(match, "status", "match"), str, "match.status", "a string")
-    if status not in {s.value for s in ENDED}:
-        raise RecordFormatError(
-            f"match.status: expected 'finished' or 'aborted', found {status!r:.80}"
-        )
-    _expect(_field(match, "settings", "match"), dict, "match.settings", "an object")
-    _expect(_field(match, "winner", "match"), (str, type(None)), "match.winner", "a seat or null")
-    _expect(_field(match, "reason", "match"), (str, type(None)), "match.reason", "a string")
-    _expect(_field(match, "rated", "match"), bool, "match.rated", "true or false")
-    _expect(_field(match, "created_at_ms", "match"), int, "match.created_at_ms", "an integer")
-    ended = _field(match, "ended_at_ms", "match")
-    _expect(ended, (int, type(None)), "match.ended_at_ms", "an integer")
-    players = _expect(_field(match, "players", "match"), dict, "match.players", "an object")
-    for seat in ("first", "second"):
-        slot = _expect(players.get(seat), (dict, type(None)), f"match.players.{seat}", "an object")
-        if slot is not None:
-            name = _field(slot, "name", f"match.players.{seat}")
-            _expect(name, str, f"match.players.{seat}.name", "a string")
-    return match
-
-
-def _parse_rounds(data: object) -> list[dict[str, Any]]:
-    rounds: list[dict[str, Any]] = _expect(data, list, "rounds", "a list")
-    for i, item in enumerate(rounds):
-        where = f"rounds[{i}]"
-        _expect(item, dict, where, "an object")
-        _expect(_field(item, "number", where), int, f"{where}.number", "an integer")
-        _expect(_field(item, "commitment", where), str, f"{where}.commitment", "a string")
-        _expect(_field(item, "salt", where), (str, type(None)), f"{where}.salt", "a string")
-        deck = _expect(_field(item, "deck", where), (list, type(None)), f"{where}.deck", "a list")
-        for j, tile in enumerate(deck or ()):
-            _expect(tile, str, f"{where}.deck[{j}]", "a tile")
-    return rounds
-
-
-def _parse_versions(data: object, version: int) -> list[dict[str, Any]]:
-    versions: list[dict[str, Any]] = _expect(data, list, "versions", "a list")
-    for i, item in enumerate(versions):
-        where = f"versions[{i}]"
-        _expect(item, dict, where, "an object")
-        _expect(_field(item, "version", where), int, f"{where}.version", "an integer")
-        _expect(_field(item, "seat", where), (str, type(None)), f"{where}.seat", "a seat or null")
-        _expect(_field(item, "command", where), dict, f"{where}.command", "an object")
-        _expect(_field(item, "events", where), list, f"{where}.events", "a list")
-        _expect(_field(item, "wall_ms", where), int, f"{where}.wall_ms", "an integer")
-        _expect(_field(item, "mono_ms", where), int, f"{where}.mono_ms", "an integer")
-        if version >= 2:
-            received = _field(item, "received_ms", where)
-            _expect(received, (int, type(None)), f"{where}.received_ms", "an integer or null")
-        _field(item, "clock", where)
-    return versions
-
-
 # -- importing ------------------------------------------------------------------------------
 
 
@@ -301,31 +149,18 @@ class ImportedRecord:
 def records_for_import(
     document: MatchDocument, match_id: str | None, now_wall_ms: int
 ) -> ImportedRecord:
-    """Rows for storing ``document`` as match ``match_id`` (by default its own id, when that is
-    a well-formed id). Its players become new guests whose token nobody holds; the match is
-    marked imported and is not rated here, whatever the document says."""
+    """Rows for storing ``document`` as match ``match_id``, by default a fresh id of this server's
+    own form: never the document's, which is only data here (its ``imported_id``), so that no
+    record picks an id (``-rf``, ``null``, another match's). Its players become new guests whose
+    token nobody holds; the match is marked imported and is not rated here, whatever the document
+    says. A document with no ``ended_at_ms`` ended with its last version."""
     if match_id is None:
-        match_id = document.id if MATCH_ID.fullmatch(document.id) else new_match_id()
+        match_id = new_match_id()
     header = document.match
-    seats: dict[str, str | None] = {}
-    players: list[PlayerRecord] = []
-    for seat in ("first", "second"):
-        name = document.name(seat)
-        if name is None:
-            seats[seat] = None
-            continue
-        try:
-            cleaned = clean_name(name)
-        except DisplayNameError as exc:
-            raise RecordFormatError(f"match.players.{seat}.name: {exc}") from None
-        if seat == "second" and header["mode"] == MatchMode.SHARED.value and players:
-            seats[seat] = players[0].id  # one device held both seats: one player
-            continue
-        player = PlayerRecord(
-            uuid.uuid4().hex, cleaned, token_hash(secrets.token_urlsafe(32)), now_wall_ms
-        )
-        players.append(player)
-        seats[seat] = player.id
+    ended_at_ms = header["ended_at_ms"]
+    if ended_at_ms is None:
+        ended_at_ms = document.versions[-1]["wall_ms"] if document.versions else now_wall_ms
+    players, seats = _imported_players(document, now_wall_ms)
     record = MatchRecord(
         id=match_id,
         mode=MatchMode(header["mode"]),
@@ -337,7 +172,8 @@ def records_for_import(
         reason=header["reason"],
         rated=False,
         created_at_ms=header["created_at_ms"],
-        ended_at_ms=header["ended_at_ms"] if header["ended_at_ms"] is not None else now_wall_ms,
+        ended_at_ms=ended_at_ms,
+        imported_id=document.id,
     )
     rounds = [
         RoundRecord(match_id, r["number"], r["commitment"], r["salt"], r["deck"])
@@ -358,6 +194,34 @@ def records_for_import(
         for v in document.versions
     ]
     return ImportedRecord(players, record, rounds, events)
+
+
+def _imported_players(
+    document: MatchDocument, now_wall_ms: int
+) -> tuple[list[PlayerRecord], dict[str, str | None]]:
+    """The new guests that ``document``'s named seats become (one for both seats of a shared
+    match: one device held them), and the player id of each seat, None for an empty one."""
+    header = document.match
+    seats: dict[str, str | None] = {}
+    players: list[PlayerRecord] = []
+    for seat in ("first", "second"):
+        name = document.name(seat)
+        if name is None:
+            seats[seat] = None
+            continue
+        try:
+            cleaned = clean_name(name)
+        except DisplayNameError as exc:
+            raise RecordFormatError(f"match.players.{seat}.name: {exc}") from None
+        if seat == "second" and header["mode"] == MatchMode.SHARED.value and players:
+            seats[seat] = players[0].id  # one device held both seats: one player
+            continue
+        player = PlayerRecord(
+            uuid.uuid4().hex, cleaned, token_hash(secrets.token_urlsafe(32)), now_wall_ms
+        )
+        players.append(player)
+        seats[seat] = player.id
+    return players, seats
 
 
 _ID_ALPHABET = string.ascii_letters + string.digits

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from spectacular_bid.clock import ClockSettings, MatchClock
 from spectacular_bid.rules.actions import Abort, AbortReason, Flag
 from spectacular_bid.rules.errors import RulesError
 from spectacular_bid.rules.notation import parse_tile
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.service.codec import clock_json, event_json, parse_command
+from spectacular_bid.service.codec import clock_json, command_json, event_json, parse_command
 from spectacular_bid.service.commands import (
     DealSeed,
     FlagDue,
@@ -44,7 +44,6 @@ from spectacular_bid.service.commands import (
     move_of,
 )
 from spectacular_bid.service.discrepancy import (
-    MISSING,
     Discrepancy,
     RecordMismatchError,
     check,
@@ -54,7 +53,7 @@ from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import is_rated, rated_in_v1
-from spectacular_bid.service.records import IMPORTED, MatchDocument
+from spectacular_bid.service.record_document import IMPORTED, MatchDocument
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
@@ -257,25 +256,36 @@ class Verified:
     reason: str
 
 
-_CLOCK_FIELDS: Final = ("running", "bank_left_ms", "delay_left_ms", "deadline_ms")
-"""A reading's fields the machine recomputes; its ``now_ms`` is the version's time, an input."""
-
-
 def verify(document: MatchDocument) -> Verified:
     """Re-run ``document`` through the machine and check every version's seat, events (each
-    balance included) and clock reading, every round's commitment and reveal, and the header's
-    result. Raise :class:`RecordMismatchError` with the first discrepancy."""
+    balance included), command, times and whole clock reading — ``now_ms`` and every other
+    field, and no field more — every round's commitment and reveal, and the header's result.
+    Raise :class:`RecordMismatchError` with the first discrepancy.
+
+    The times are the record's inputs, so they are held to what the server's own clock could
+    have given (:func:`_check_times`); a format-1 version's inferred ``received_ms`` is held to
+    the same."""
     replayer = replay_of(document)
+    previous_ms: int | None = None
     for index, version in enumerate(document.versions):
         where = f"version {version['version']}"
         check(where, "version", index + 1, version["version"])
+        restarted = _is_restart(version)
+        mono_ms = version["mono_ms"]
+        if previous_ms is not None and mono_ms < previous_ms and not restarted:
+            raise RecordMismatchError.of(
+                where,
+                "mono_ms",
+                f"at least {previous_ms}, the previous version's: the server's clock is monotonic",
+                mono_ms,
+            )
         entry = replayer.step(version)
         check(where, "seat", str(entry.seat) if entry.seat is not None else None, version["seat"])
         check(where, "events", [event_json(e) for e in entry.events], version["events"])
-        expected = clock_json(entry.clock)
-        found = version["clock"] if isinstance(version["clock"], dict) else {}
-        for name in _CLOCK_FIELDS:
-            check(where, f"clock.{name}", expected[name], found.get(name, MISSING))
+        check(where, "command", command_json(entry.command), version["command"])
+        _check_times(where, version, entry, restarted)
+        check(where, "clock", clock_json(entry.clock), version["clock"])
+        previous_ms = mono_ms
     state = replayer.state
     match = state.match
     last = f"version {len(document.versions)}"
@@ -295,6 +305,33 @@ def verify(document: MatchDocument) -> Verified:
         rated = is_rated(state.mode, state.seats, state.settings.clock, result)
     check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"])
     return Verified(document.id, len(document.versions), _deals(replayer), winner, header["reason"])
+
+
+def _is_restart(version: Mapping[str, Any]) -> bool:
+    """A version that ended its match as a timing failure: after a restart (D5) the server's
+    monotonic clock may begin anew, so such a version may be timed before the one it follows,
+    and charged at that earlier time (the machine never times it before its clock's last)."""
+    command = version["command"]
+    return bool(
+        command.get("type") == "abort" and command.get("reason") == AbortReason.TIMING_FAILURE.value
+    )
+
+
+def _check_times(where: str, version: Mapping[str, Any], entry: Entry, restarted: bool) -> None:
+    """A version is timed when the machine made it (never before its clock's last time), and
+    its command was received then or earlier, at the time the machine charged it (R7.7)."""
+    check(where, "mono_ms", entry.now_ms, version["mono_ms"])
+    recorded = version.get("received_ms")
+    if recorded is not None:
+        check(where, "received_ms", entry.received_ms, recorded)
+    if entry.received_ms > entry.now_ms and not restarted:
+        raise RecordMismatchError.of(
+            where,
+            "received_ms",
+            f"at most {entry.now_ms}, the version's mono_ms: a command is received before it "
+            "is applied",
+            entry.received_ms,
+        )
 
 
 def _deals(replayer: Replay) -> int:

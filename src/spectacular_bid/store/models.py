@@ -6,7 +6,7 @@ for every constraint and index, so that migrations name them the same on SQLite 
 these models and the migrations agree.
 
 - ``player``: a guest now, an account later; only a hash of its bearer token is kept.
-- ``match``: a match's header (settings, seats, status, result).
+- ``match``: a match's header (settings, seats, status, result; an imported one's original id).
 - ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
 - ``match_event``: the append-only log, one row per version of a match.
 """
@@ -115,6 +115,10 @@ class Match(Base):
     rated: Mapped[bool]
     created_at: Mapped[datetime]
     ended_at: Mapped[datetime | None]
+    imported_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    """For a match imported from a record document, the id that document gave it (the match's
+    own id is always a fresh one). NULL for every other match, and for those imported before
+    revision 0c4e5a9b7d21 added it."""
 
 
 class Round(Base):

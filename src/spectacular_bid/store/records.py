@@ -60,6 +60,7 @@ def match_row(match: MatchRecord) -> dict[str, Any]:
         "rated": match.rated,
         "created_at": datetime_from_ms(match.created_at_ms),
         "ended_at": None if match.ended_at_ms is None else datetime_from_ms(match.ended_at_ms),
+        "imported_id": match.imported_id,
     }
 
 
@@ -76,6 +77,7 @@ def match_record(row: Match) -> MatchRecord:
         rated=row.rated,
         created_at_ms=ms_from_datetime(row.created_at),
         ended_at_ms=None if row.ended_at is None else ms_from_datetime(row.ended_at),
+        imported_id=row.imported_id,
     )
 
 

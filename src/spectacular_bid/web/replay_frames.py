@@ -13,7 +13,7 @@ from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.views import view_for
 from spectacular_bid.service.describe import command_text
 from spectacular_bid.service.ports import JSON
-from spectacular_bid.service.records import MatchDocument
+from spectacular_bid.service.record_document import MatchDocument
 from spectacular_bid.service.replay import replay
 from spectacular_bid.web.view_json import to_json
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Annotated, Final, Literal
 
 from fastapi import APIRouter, Query, Request, Response, status
 
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
-from spectacular_bid.service.records import RecordFormatError
+from spectacular_bid.service.record_document import WALL_MS_MAX, RecordFormatError
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
@@ -62,7 +63,10 @@ class EndedMatchPage(WireModel):
 
 class ImportedRecord(WireModel):
     id: str
-    """The match's id here: the record's own, unless a different match already has it."""
+    """The match's id here: always a fresh one of this server's own form."""
+    imported_id: str
+    """The id the record document gave the match, kept as data (the record of the match here
+    says it too, as ``match.imported_id``)."""
     versions: int
     rounds: int
     record_url: str
@@ -76,13 +80,22 @@ def cursor_text(cursor: tuple[int, str]) -> str:
     return f"{cursor[0]}.{cursor[1]}"
 
 
+CURSOR: Final = re.compile(r"([0-9]{1,15})\.([A-Za-z0-9_-]{1,64})")
+"""``ENDED_AT_MS.ID``, as :func:`cursor_text` writes it: ASCII digits (``str.isdigit`` takes
+``²`` too) and a match id's characters (PostgreSQL refuses a NUL in text)."""
+
+
 def parse_cursor(text: str) -> tuple[int, str]:
-    ms_text, dot, match_id = text.partition(".")
-    if not dot or not ms_text.isdigit() or not match_id or len(text) > 200:
+    """The ``(ended_at_ms, id)`` of a page cursor, or a ``bad_message`` refusal quoting it: a
+    time no stored match can have ended at (past the year 9999, beyond what a database
+    timestamp holds) is refused here, never handed to the store."""
+    found = CURSOR.fullmatch(text)
+    if found is None or int(found[1]) > WALL_MS_MAX:
         raise Rejection(
-            ErrorCode.BAD_MESSAGE, f"before must be a cursor from a previous page, not {text!r}"
+            ErrorCode.BAD_MESSAGE,
+            f"before must be a cursor from a previous page, not {text!r:.100}",
         )
-    return int(ms_text), match_id
+    return int(found[1]), found[2]
 
 
 @router.get(
@@ -167,7 +180,10 @@ async def import_record(
     request: Request, _player: CurrentPlayer, service: Service
 ) -> ImportedRecord:
     """Import a record document: it is re-run through the engine first (as ``specbid replay
-    --verify`` does) and refused with ``422 bad_message`` naming the first discrepancy."""
+    --verify`` does: every event, balance, command, time and clock reading) and refused with
+    ``422 bad_message`` naming the first discrepancy, as is a field the format does not have, a
+    number no record holds, settings this server does not allow or wall times that disagree.
+    The match gets a fresh id here; the record's own is kept as ``imported_id``."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > RECORD_MAX_BYTES:
         raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
@@ -190,6 +206,7 @@ async def import_record(
         raise Rejection(ErrorCode.STORAGE_FAILED, f"the record was not stored: {exc}") from None
     return ImportedRecord(
         id=match_id,
+        imported_id=verified.match_id,  # the document's own id
         versions=verified.versions,
         rounds=verified.rounds,
         record_url=record_url(match_id),
