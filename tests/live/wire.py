@@ -181,7 +181,7 @@ class Peer:
 
         def is_reply(m: Msg) -> bool:
             if m["type"] == "error" and m["id"] is None:
-                return True  # refused before its id was read (e.g. rate_limited)
+                return True  # refused before its id was read (not JSON, too large)
             return m["type"] in ("ack", "error") and m["id"] == client_id
 
         return await self.until(is_reply)

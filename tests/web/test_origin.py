@@ -18,6 +18,8 @@ ALLOWED = ("https://play.example",)
         ("http://example.com", "example.com", "ws"),
         ("http://example.com:80", "example.com", "ws"),
         ("https://example.com", "example.com:443", "wss"),
+        ("https://example.com:443", "example.com", "wss"),
+        ("HTTPS://Example.COM:8443", "example.com:8443", "WSS"),
         ("http://[::1]:8000", "[::1]:8000", "ws"),
         ("https://play.example", "localhost:8000", "ws"),
     ],
@@ -38,6 +40,15 @@ def test_allowed(origin: str | None, host: str, scheme: str) -> None:
         ("http://localhost:99999", "localhost:8000", "ws"),
         ("http://localhost:8000", None, "ws"),
         ("https://play.example.evil", "localhost:8000", "ws"),
+        # Another scheme is another origin (issue 10 item 5), on the same host and port.
+        ("https://localhost:8000", "localhost:8000", "ws"),
+        ("http://example.com", "example.com", "wss"),
+        ("http://example.com:443", "example.com:443", "wss"),
+        ("ws://localhost:8000", "localhost:8000", "ws"),
+        ("https://example.com", "example.com", "ftp"),
+        # An Origin is scheme://host[:port]: nothing hides in a user or a path.
+        ("http://evil.example@localhost:8000", "localhost:8000", "ws"),
+        ("http://localhost:8000/evil", "localhost:8000", "ws"),
     ],
 )
 def test_refused(origin: str, host: str | None, scheme: str) -> None:

@@ -1,8 +1,10 @@
 """Every WebSocket message, in both directions, as pydantic models (issue 3 §5).
 
-Client messages are parsed here: :func:`parse_client_message` turns a decoded frame into a model
-or a :class:`Rejection` with ``unknown_type`` or ``bad_message``, and each command model gives the
-service's command (``service/commands.py``, the one vocabulary from the wire to the machine).
+Client messages are parsed here: ``frame_decode.py`` turns a text frame into a JSON value
+(refusing a key given twice and a lone surrogate, which json alone lets through),
+:func:`parse_client_message` turns that value into a model or a :class:`Rejection` with
+``unknown_type`` or ``bad_message``, and each command model gives the service's command
+(``service/commands.py``, the one vocabulary from the wire to the machine).
 Every command carries the ``version`` it was made against; a move made against any other is
 refused as ``stale_version`` without effect (R8.3); Start and Reveal are presses, never stale.
 
@@ -187,15 +189,6 @@ CLIENT_MESSAGES: Mapping[str, type[_ClientMessage]] = {
 }
 
 
-def client_id_of(data: object) -> str | None:
-    """The correlation id of a frame, if it has a usable one, even when the frame is invalid."""
-    if isinstance(data, dict):
-        value = data.get("id")
-        if isinstance(value, str) and len(value) <= CLIENT_ID_MAX:
-            return value
-    return None
-
-
 def parse_client_message(data: object) -> ClientCommand | ClientPing:
     """Validate a decoded frame; raise :class:`Rejection` (``unknown_type``, ``bad_message``)."""
     if not isinstance(data, dict):
@@ -306,7 +299,9 @@ class ServerMessage(RootModel[ServerKind]):
 
 
 def _dumps(body: dict[str, Any]) -> str:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    """ASCII JSON: these replies quote what a client sent (its id, a bad field), and escaped, even
+    a string that slipped past ``frame_decode.decode_client_text`` could never fail the send."""
+    return json.dumps(body, separators=(",", ":"))
 
 
 def ack_text(version: int, client_id: str | None) -> str:
