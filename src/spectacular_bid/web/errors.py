@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Mount
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.notation import WireModel
@@ -38,6 +39,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
 }
 """Every code has a status; a test keeps the table complete."""
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+"""The methods a 405's ``Allow`` may name (the API uses the first three)."""
 _CODE_OF_STATUS = {404: ErrorCode.NOT_FOUND, 401: ErrorCode.UNAUTHORIZED, 413: ErrorCode.TOO_LARGE}
 
 
@@ -83,13 +86,29 @@ async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(ErrorCode.BAD_MESSAGE, "; ".join(parts) or "invalid request")
 
 
-async def _on_http(_request: Request, exc: Exception) -> JSONResponse:
+async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     code = _CODE_OF_STATUS.get(exc.status_code, ErrorCode.BAD_MESSAGE)
-    response = error_response(code, str(exc.detail), exc.status_code)
+    # A body that is not even JSON (FastAPI's 400) is refused like one that does not fit (422).
+    status = HTTP_STATUS[code] if exc.status_code == 400 else exc.status_code
+    response = error_response(code, str(exc.detail), status)
     if exc.headers:
         response.headers.update(exc.headers)
+    if exc.status_code == 405 and (allowed := _allowed_methods(request)):
+        response.headers["Allow"] = ", ".join(allowed)
     return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method the path answers. Starlette names only those of the first route that has
+    the path, but ``/api/session`` (GET and POST) is two routes, and RFC 9110 wants them all.
+    Each method is tried against the routes; the client's files (a mount) answer GET alone."""
+    routes = [r for r in request.app.router.routes if not isinstance(r, Mount)]
+    return [
+        method
+        for method in _METHODS
+        if any(r.matches({**request.scope, "method": method})[0] is Match.FULL for r in routes)
+    ]
 
 
 def install(app: FastAPI) -> None:

@@ -9,6 +9,7 @@ from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
+from spectacular_bid.web.http_limits import GuestLimit
 from spectacular_bid.web.identity import CurrentPlayer, set_token_cookie
 from spectacular_bid.web.notation import WireModel
 
@@ -39,12 +40,13 @@ class SessionOut(WireModel):
     "",
     status_code=status.HTTP_201_CREATED,
     response_model=SessionCreated,
-    responses=responses(ErrorCode.BAD_MESSAGE),
+    responses=responses(ErrorCode.BAD_MESSAGE, ErrorCode.RATE_LIMITED),
 )
 async def create_session(
-    body: SessionRequest, request: Request, response: Response, service: Service
+    _limit: GuestLimit, body: SessionRequest, request: Request, response: Response, service: Service
 ) -> SessionCreated:
-    """Create a guest; a seat belongs to the token that took it, its only credential."""
+    """Create a guest; a seat belongs to the token that took it, its only credential. At most
+    ``guests_burst`` at once and ``guests_per_minute`` per client address (429 past them)."""
     try:
         player, token = await service.guests.create(body.name, service.wall_ms())
     except DisplayNameError as exc:
