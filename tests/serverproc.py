@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 import httpx
 
+from lenient import LENIENT
+
 SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 STARTUP_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 10.0
@@ -30,9 +32,12 @@ def free_port() -> int:
 
 
 def clean_environment() -> dict[str, str]:
-    return {
+    """The environment without the shell's server settings, but with the suite's lenient
+    guards (``lenient.py``)."""
+    kept = {
         k: v for k, v in os.environ.items() if not k.startswith("SPECBID_") and k != "DATABASE_URL"
     }
+    return {**kept, **LENIENT}
 
 
 def wait_ready(url: str, process: subprocess.Popen[bytes], log_text: Callable[[], str]) -> None:

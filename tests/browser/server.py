@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from lenient import LENIENT
 from serverproc import SERVE, free_port, stop, wait_ready
 from stored_records import check_folder
 
@@ -58,6 +59,7 @@ def serve(folder: Path, *flags: str) -> Iterator[BrowserServer]:
     if "--data-dir" in _serve_help():
         argv += ["--data-dir", str(data_dir)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SPECBID_")}
+    env.update(LENIENT)
     env["SPECBID_DATA_DIR"] = str(data_dir)
     log_path = folder / "server.log"
     log: IO[bytes]

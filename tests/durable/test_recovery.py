@@ -16,11 +16,12 @@ from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import MatchMode, MatchStatus, MatchStore, StorageError
-from spectacular_bid.service.records import parse_document, records_for_import
+from spectacular_bid.service.record_document import parse_document
+from spectacular_bid.service.records import records_for_import
 from spectacular_bid.service.refusals import Rejection
 from spectacular_bid.service.replay import Rebuilt, verify
 from spectacular_bid.service.settings import ServiceSettings
-from spectacular_bid.web.room import Rooms
+from spectacular_bid.web.room import Rooms, RoomSettings
 
 from .inproc import play, resign, seated_match
 
@@ -31,7 +32,7 @@ SETTINGS = ServiceSettings(grace_ms=600_000, join_timeout_ms=600_000, lag_thresh
 def rooms_of(service: MatchService) -> Rooms:
     """The web layer's rooms: what a socket or ``GET /api/matches/{id}`` is sent."""
     settings = service.settings
-    return Rooms(service.now_ms, settings.resend_limit, settings.subscriber_queue)
+    return Rooms(service.now_ms, RoomSettings(settings.resend_limit, settings.subscriber_queue))
 
 
 def state_message(rooms: Rooms, match: MatchActor | Rebuilt, audience: Audience) -> Any:

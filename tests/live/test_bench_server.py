@@ -7,6 +7,8 @@ the played matches must not be ended by the service (no loop stall, D5).
 
 from __future__ import annotations
 
+import pytest
+
 from spectacular_bid.bench import server as bench_server
 
 
@@ -29,3 +31,35 @@ def test_bench_server_measures_commands_latency_and_flags() -> None:
     ended = report["ended"]
     assert isinstance(ended, dict)
     assert "timing_failure" not in ended
+    # Nothing was refused at this size; the server's memory and pauses were read from it.
+    assert (report["refused"], report["never_admitted_slots"]) == (0, 0)
+    admitted = report["admitted"]
+    assert isinstance(admitted, int)
+    assert admitted >= 6 + 3
+    sockets = report["server_open_sockets"]
+    assert isinstance(sockets, int)
+    assert sockets > 0
+    assert isinstance(report["max_pause_ms"], int)
+    assert isinstance(report["server_rss_per_socket_kb"], float)
+
+
+def test_bench_server_offered_more_than_capacity_refuses_new_matches_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A server whose capacity is four live matches, offered six played and two time-out ones:
+    # the refused ones try again after Retry-After; no admitted match is ended for timing.
+    monkeypatch.setenv("SPECBID_MAX_LIVE_MATCHES", "4")
+    report = bench_server.run(matches=6, seconds=4.0, think_ms=(50, 200), timeout_matches=2)
+    refused, admitted = report["refused"], report["admitted"]
+    assert isinstance(refused, int)
+    assert isinstance(admitted, int)
+    assert refused > 0
+    refused_slots = report["refused_slots"]
+    assert isinstance(refused_slots, int)
+    assert refused_slots >= 2  # six slots for four places: two at least wait their turn
+    assert admitted >= 4
+    ended = report["ended"]
+    assert isinstance(ended, dict)
+    assert "timing_failure" not in ended
+    assert report["server_loop_stalls"] == 0
+    assert report["early_flags"] == 0

@@ -38,7 +38,7 @@ from spectacular_bid.service.refusals import Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import MatchState
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
-from spectacular_bid.web.room import Room, Rooms, Subscriber
+from spectacular_bid.web.room import Room, Rooms, RoomSettings, Subscriber
 
 FIRST, SECOND = Seat.FIRST, Seat.SECOND
 ANN = Player("player-ann", "Ann")
@@ -283,7 +283,7 @@ class Tables:
         before = now_ms()
         actor = await service.create_match(ANN, mode)
         created = (before, now_ms())
-        rooms = Rooms(now_ms, settings.resend_limit, settings.subscriber_queue)
+        rooms = Rooms(now_ms, RoomSettings(settings.resend_limit, settings.subscriber_queue))
         rooms.room(actor)  # as the creator's socket would: the resend window starts at once
         if join and mode is not MatchMode.SHARED:
             assert await service.join(actor.id, BO) is SECOND

@@ -8,6 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+from lenient import LENIENT
 from service.replayed import stored_matches as stored_matches
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
@@ -15,10 +16,13 @@ from spectacular_bid.web.settings import WebSettings
 
 @pytest.fixture(autouse=True)
 def _no_specbid_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Settings tests start from the defaults, whatever the shell exports."""
+    """Settings tests start from the defaults, whatever the shell exports, but for the suite's
+    lenient guards (``lenient.py``)."""
     for name in list(os.environ):
         if name.startswith("SPECBID_"):
             monkeypatch.delenv(name)
+    for name, value in LENIENT.items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ from spectacular_bid.web.messages import (
     pong_text,
     schema_text,
 )
-from spectacular_bid.web.room import Rooms, Subscriber
+from spectacular_bid.web.room import Rooms, RoomSettings, Subscriber
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SERVICE_EVENTS = {"seat_taken", "ready", "revealed", "deck_committed", "deck_revealed"}
@@ -212,7 +212,9 @@ async def test_every_frame_of_whole_matches_validates(mode: MatchMode, seed: int
         ann, _ = await service.guests.create("Ann", 0)
         bob, _ = await service.guests.create("Bob", 0)
         actor = await service.create_match(ann, mode)
-        room = Rooms(service.now_ms, settings.resend_limit, settings.subscriber_queue).room(actor)
+        room = Rooms(
+            service.now_ms, RoomSettings(settings.resend_limit, settings.subscriber_queue)
+        ).room(actor)
         subscribers = [room.subscribe(None, None, None)]
         if mode is MatchMode.INVITE:
             subscribers.append(room.subscribe(ann, None, None))

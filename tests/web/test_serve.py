@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import uvicorn
 from fastapi import FastAPI
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from spectacular_bid import cli
 from spectacular_bid.web.messages import schema_text
@@ -29,10 +31,14 @@ def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def test_serve_defaults(served: dict[str, Any]) -> None:
     assert cli.main(["serve"]) == 0
     assert (served["host"], served["port"]) == ("127.0.0.1", 8000)
-    assert served["ws"] == "websockets-sansio"
+    # uvicorn's httptools and websockets-sansio protocols, with the handshake timeout and the
+    # UTF-8 check (issue 10) on top.
+    assert issubclass(served["http"], HttpToolsProtocol)
+    assert issubclass(served["ws"], WebSocketsSansIOProtocol)
     assert served["ws_max_size"] == 4096
     assert served["ws_per_message_deflate"] is False
-    assert (served["http"], served["loop"], served["lifespan"]) == ("httptools", "uvloop", "on")
+    assert (served["ws_ping_interval"], served["ws_ping_timeout"]) == (20.0, 20.0)
+    assert (served["loop"], served["lifespan"]) == ("uvloop", "on")
 
 
 def test_flags_override_the_environment(

@@ -5,18 +5,32 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from lenient import LENIENT
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.settings import Capacity, ServiceSettings
+from spectacular_bid.web.room import RoomSettings
 from spectacular_bid.web.settings import WebSettings
 
 
-def test_the_defaults_are_the_rules() -> None:
+def test_the_defaults_are_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in LENIENT:
+        monkeypatch.delenv(name)
     settings = WebSettings()
     assert (settings.host, settings.port) == ("127.0.0.1", 8000)
     assert settings.fixed_deck_seed is None
     assert settings.allowed_origins == []
     assert settings.max_message_bytes == 4096
-    assert settings.service_settings() == ServiceSettings()  # R7.1, R7.2, D3, D5
+    # R7.1, R7.2, D3, D5; a server guards its capacity, a bare service admits everything.
+    assert settings.service_settings() == ServiceSettings(capacity=Capacity(40, 0.90))
+
+
+def test_a_server_guards_its_capacity_and_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in LENIENT:
+        monkeypatch.delenv(name)
+    settings = WebSettings()
+    assert (settings.sockets_per_address, settings.sockets_per_guest) == (256, 16)
+    assert (settings.handshake_timeout_s, settings.ws_ping_timeout_s) == (10.0, 20.0)
+    assert settings.room_settings() == RoomSettings(500, 64, 250, 32)
 
 
 def test_the_environment_is_read(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,7 +6,10 @@ random legal moves, like people would: each decision comes after a think time dr
 matches, started one after another over the window, are deliberately left to time out, to
 measure how late the server flags (R7.7: never early). Figures: ``commands_per_s``; latency from
 a command's send to the opponent's receipt of the resulting update (p50, p99); flag lateness;
-the server's CPU and peak RSS.
+the server's CPU and peak RSS; and, for admission control (issue 10), the matches ``admitted``
+and the creations and joins ``refused`` (a refused slot tries again after ``Retry-After``), the
+longest event-loop stall in the window (``max_pause_ms``, from the server's ``/api/health``) and
+the server's memory per open socket.
 
 The run is three parts, each in its own module: the server process under test
 (:mod:`~spectacular_bid.bench.server_process`), the load that drives it
@@ -67,7 +70,39 @@ def _report(load: Load, stats: Stats, rss_mb: float, stalls: list[str]) -> dict[
         "server_loop_stalls": len(stalls),
         "first_stall": stalls[0] if stalls else None,
         "disconnects": stats.disconnects,
+        "admitted": stats.admitted,
+        "refused": stats.refused,
+        "refused_slots": len(stats.refused_slots),
+        "never_admitted_slots": len(stats.refused_slots - stats.connected_slots),
+        "max_pause_ms": _max_pause_ms(stats),
+        "server_open_sockets": stats.window_end.get("open_sockets"),
+        "server_rss_per_socket_kb": _rss_per_socket_kb(stats),
+        "server_rss_growth_percent": _growth_percent(
+            stats.window_start_rss_kb, stats.window_end_rss_kb
+        ),
     }
+
+
+def _growth_percent(start_kb: int, end_kb: int) -> float | None:
+    """How much the server's memory grew over the measured window (a soak's leak check)."""
+    if start_kb <= 0 or end_kb <= 0:
+        return None
+    return round(100 * (end_kb - start_kb) / start_kb, 2)
+
+
+def _max_pause_ms(stats: Stats) -> int:
+    """The server's longest loop stall within the measured window (issue 10)."""
+    start_ms = stats.window_start.get("now_ms", 0)
+    pauses = stats.window_end.get("pauses", [])
+    return max((p["lag_ms"] for p in pauses if p["at_ms"] >= start_ms), default=0)
+
+
+def _rss_per_socket_kb(stats: Stats) -> float | None:
+    """The server's memory growth from idle to the window's end, per socket then open."""
+    sockets = stats.window_end.get("open_sockets") or 0
+    if sockets <= 0 or stats.window_end_rss_kb <= 0:
+        return None
+    return round((stats.window_end_rss_kb - stats.idle_rss_kb) / sockets, 1)
 
 
 def _percentile(values: list[float], q: float) -> float | None:

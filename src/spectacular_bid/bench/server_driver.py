@@ -19,7 +19,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 from spectacular_bid.bench.server_players import Player, Stats, spectate
-from spectacular_bid.bench.server_process import cpu_seconds
+from spectacular_bid.bench.server_process import cpu_seconds, rss_kb
 
 _TIMEOUT_BANK_MS = 1_500
 _TIMEOUT_DELAY_MS = 500
@@ -44,6 +44,19 @@ class Load:
     seed: int
 
 
+class Refused(Exception):  # noqa: N818 - the server's answer, not a failure of the run
+    """The server refused a new match with 503 ``server_busy``."""
+
+    def __init__(self, retry_after_s: float) -> None:
+        super().__init__(retry_after_s)
+        self.retry_after_s = retry_after_s
+
+
+def _retry_after_s(response: httpx.Response) -> float:
+    text = response.headers.get("retry-after", "")
+    return float(text) if text.isdigit() else 5.0
+
+
 class Driver:
     """One run's HTTP client and connection gates, and the loop each match slot plays."""
 
@@ -65,20 +78,41 @@ class Driver:
         token: str = r.json()["token"]
         return token
 
-    async def new_match(self, tokens: tuple[str, str], clock: dict[str, int] | None) -> str:
-        body: dict[str, Any] = {"mode": "invite", **(clock or {})}
+    async def _post(self, path: str, body: dict[str, Any] | None, token: str) -> httpx.Response:
         async with self.http_gate:
-            r = await self.http.post(
-                "/api/matches", json=body, headers={"Authorization": f"Bearer {tokens[0]}"}
+            return await self.http.post(
+                path, json=body, headers={"Authorization": f"Bearer {token}"}
             )
+
+    async def new_match(
+        self, tokens: tuple[str, str], clock: dict[str, int] | None, until: float
+    ) -> str:
+        """A created and joined match; raise :class:`Refused` if the server is busy. A refused
+        join is tried again, as a person would, until it is let in or the run ends."""
+        r = await self._post("/api/matches", {"mode": "invite", **(clock or {})}, tokens[0])
+        if r.status_code == 503:
+            self.stats.refused += 1
+            raise Refused(_retry_after_s(r))
         r.raise_for_status()
         match_id: str = r.json()["id"]
-        async with self.http_gate:
-            r = await self.http.post(
-                f"/api/matches/{match_id}/join", headers={"Authorization": f"Bearer {tokens[1]}"}
-            )
+        while True:
+            r = await self._post(f"/api/matches/{match_id}/join", None, tokens[1])
+            if r.status_code != 503:
+                break
+            self.stats.refused += 1
+            if time.perf_counter() >= until:
+                raise Refused(0.0)
+            await asyncio.sleep(_retry_after_s(r))
         r.raise_for_status()
+        self.stats.admitted += 1
         return match_id
+
+    async def health(self) -> dict[str, Any]:
+        """The server's own load readings (``GET /api/health``)."""
+        r = await self.http.get("/api/health")
+        r.raise_for_status()
+        health: dict[str, Any] = r.json()
+        return health
 
     async def open_ws(self, match_id: str, token: str | None) -> ClientConnection:
         query = f"?token={token}" if token else ""
@@ -98,7 +132,12 @@ class Driver:
         clock = {"bank_ms": _TIMEOUT_BANK_MS, "delay_ms": _TIMEOUT_DELAY_MS} if passive else None
         first = not passive
         while time.perf_counter() < until:
-            match_id = await self.new_match(tokens, clock)
+            try:
+                match_id = await self.new_match(tokens, clock, until)
+            except Refused as refused:
+                self.stats.refused_slots.add(index)
+                await asyncio.sleep(refused.retry_after_s)
+                continue
             sockets: list[ClientConnection] = []
             tasks: list[asyncio.Task[None]] = []
             try:
@@ -112,7 +151,7 @@ class Driver:
                 tasks = [asyncio.create_task(s.run()) for s in seats]
                 tasks.append(asyncio.create_task(spectate(sockets[2], done)))
                 if first:
-                    self.stats.connected += 1
+                    self.stats.connected_slots.add(index)
                     first = False
                 remaining = until - time.perf_counter()
                 waits = [asyncio.create_task(s.done.wait()) for s in seats]
@@ -141,18 +180,22 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     # collector is off; its garbage waits for the end of the window.
     gc.collect()
     gc.freeze()
-    stats = Stats()
+    stats = Stats(idle_rss_kb=rss_kb(server_pid))
     driver = Driver(base, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
     until = time.perf_counter() + _SETUP_S + _WARMUP_S + seconds
     tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
     setup_deadline = time.perf_counter() + _SETUP_S
-    while stats.connected < matches and time.perf_counter() < setup_deadline:
+    while time.perf_counter() < setup_deadline:
+        if len(stats.connected_slots | stats.refused_slots) >= matches:
+            break
         await asyncio.sleep(0.2)
     await asyncio.sleep(_WARMUP_S)
     gc.disable()
     stats.measuring = True
     cpu_before = cpu_seconds(server_pid)
+    stats.window_start = await driver.health()
+    stats.window_start_rss_kb = rss_kb(server_pid)
     # Time-outs come one by one over the window, as they would among people; started all at once
     # they would flag in the same millisecond and measure a burst no real load has.
     spread_s = max(0.0, seconds - _TIMEOUT_SETTLE_S)
@@ -166,6 +209,8 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     stats.measuring = False
     gc.enable()
     stats.server_cpu_s = cpu_seconds(server_pid) - cpu_before
+    stats.window_end = await driver.health()
+    stats.window_end_rss_kb = rss_kb(server_pid)
     for task in tasks + passive:
         task.cancel()
     await asyncio.gather(*tasks, *passive, return_exceptions=True)

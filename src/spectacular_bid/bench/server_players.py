@@ -31,11 +31,23 @@ class Stats:
     server_cpu_s: float = 0.0
     matches_finished: int = 0
     disconnects: int = 0
-    connected: int = 0
     flagged_matches: set[str] = field(default_factory=set)
     server_closes: dict[int, int] = field(default_factory=dict)
     ended: dict[str, int] = field(default_factory=dict)
     """Why the played (not time-out) matches ended in the window, as their seats saw it."""
+    admitted: int = 0
+    """Matches the server created and let the second seat join (issue 10)."""
+    refused: int = 0
+    """Match creations and joins refused with 503 ``server_busy``."""
+    connected_slots: set[int] = field(default_factory=set)
+    refused_slots: set[int] = field(default_factory=set)
+    """Match slots refused at least once; a refused slot tries again after ``Retry-After``."""
+    window_start: dict[str, Any] = field(default_factory=dict)
+    window_end: dict[str, Any] = field(default_factory=dict)
+    """The server's ``/api/health`` as the measured window starts and ends."""
+    idle_rss_kb: int = 0
+    window_start_rss_kb: int = 0
+    window_end_rss_kb: int = 0
     measuring: bool = False
 
 

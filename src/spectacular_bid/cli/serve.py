@@ -73,11 +73,13 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from spectacular_bid.store.migrate import SchemaNotAtHeadError
     from spectacular_bid.web.app import check_database, create_app
+    from spectacular_bid.web.frame_errors import checking_utf8
+    from spectacular_bid.web.handshake_timeout import protocols
     from spectacular_bid.web.settings import WebSettings
 
     try:
         settings = WebSettings(**settings_overrides(args))  # type: ignore[arg-type]
-        app = create_app(settings, freeze_startup_objects=True)
+        app = create_app(settings, manage_collector=True)
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)
         return EXIT_ERROR
@@ -91,6 +93,8 @@ def run_serve(args: argparse.Namespace) -> int:
         except (OSError, SQLAlchemyError) as exc:
             print(f"error: cannot open the database: {exc}", file=sys.stderr)
             return EXIT_FAILED
+    http_protocol, ws_protocol = protocols(settings.handshake_timeout_s)
+    raise_descriptor_limit()
     refusal = _Refusal()
     app.add_middleware(_QuietRefusal, refusal=refusal)
     try:
@@ -98,11 +102,14 @@ def run_serve(args: argparse.Namespace) -> int:
             app,
             host=settings.host,
             port=settings.port,
-            # websockets-sansio is uvicorn's successor to its deprecated "websockets" protocol.
-            ws="websockets-sansio",
+            # uvicorn's httptools and websockets-sansio protocols (the successor to its deprecated
+            # "websockets"), each closing a connection that does not finish arriving in time.
+            http=http_protocol,
+            ws=checking_utf8(ws_protocol),
             ws_max_size=settings.max_message_bytes,
             ws_per_message_deflate=False,  # compression costs memory and CPU per socket (§8)
-            http="httptools",
+            ws_ping_interval=settings.ws_ping_interval_s,
+            ws_ping_timeout=settings.ws_ping_timeout_s,
             loop="uvloop",
             lifespan="on",
             log_level=args.log_level,
@@ -114,6 +121,22 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"error: {refusal.error}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def raise_descriptor_limit() -> int:
+    """Lift the soft limit on open files to the hard one and return it: every socket is a file,
+    and the usual soft limit of 1,024 is reached by a few hundred matches with spectators."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+        except (ValueError, OSError):
+            return soft
+        return wanted
+    return soft
 
 
 class _Refusal:

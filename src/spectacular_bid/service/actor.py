@@ -114,7 +114,8 @@ class MatchActor:
         self._listeners: list[Listener] = []
         self._queue: asyncio.Queue[Mail] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._alarms = Alarms(lambda kind: self._queue.put_nowait(_Timer(kind)))
+        queue = self._queue  # not self: an actor must not be in a reference cycle (collector.py)
+        self._alarms = Alarms(lambda kind: queue.put_nowait(_Timer(kind)))
         self._closed = False
 
     @property

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.settings import Capacity
 from spectacular_bid.service.timesource import MsSource
 
 LAG_WINDOW_TICKS: Final = 10
@@ -31,28 +32,14 @@ CPU_WINDOW_MS: Final = 2_000
 """The span over which the process's CPU share is measured."""
 HOLD_MS: Final = 3_000
 """How long the server stays busy after its last busy reading."""
+WARMUP_MS: Final = 2_000
+"""Readings in the first this long after start are not load: the server's start-up work
+(migrations, recovery, freezing the start-up objects) makes the first ticks late."""
+PAUSE_MS: Final = 20
+"""A tick this late or later is kept in :attr:`Admission.pauses`."""
+PAUSES_KEPT: Final = 256
 RETRY_AFTER_S: Final = 5
 """What a refused client is told to wait before trying again."""
-
-
-@dataclass(frozen=True, slots=True)
-class Capacity:
-    """The admission thresholds; a signal whose threshold is None is not used. All are off
-    unless the server's settings set them (``specbid serve`` does: ``--busy-lag-ms`` and
-    friends), so a service built in a test admits everything unless the test asks."""
-
-    busy_lag_ms: int | None = None
-    busy_cpu: float | None = None
-    """A share of one core; more than 1 only with threads."""
-    max_live_matches: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.busy_lag_ms is not None and self.busy_lag_ms < 1:
-            raise ValueError(f"busy_lag_ms must be >= 1, got {self.busy_lag_ms!r}")
-        if self.busy_cpu is not None and self.busy_cpu <= 0:
-            raise ValueError(f"busy_cpu must be > 0, got {self.busy_cpu!r}")
-        if self.max_live_matches is not None and self.max_live_matches < 1:
-            raise ValueError(f"max_live_matches must be >= 1, got {self.max_live_matches!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,16 +61,26 @@ class Admission:
         self._lags: deque[int] = deque(maxlen=LAG_WINDOW_TICKS)
         self._cpu_samples: deque[tuple[int, int]] = deque()
         self._busy_until_ms = -1
+        self._started_ms: int | None = None
         self.admitted = 0
         self.refused = 0
         self.max_lag_ms = 0
-        """The longest loop stall seen since start (``max_pause_ms`` in the benchmark)."""
+        """The longest loop stall seen since start (after the warm-up)."""
+        self.pauses: deque[tuple[int, int]] = deque(maxlen=PAUSES_KEPT)
+        """The latest ``(now_ms, lag_ms)`` ticks at least :data:`PAUSE_MS` late, so that a
+        benchmark can find the longest pause within its own window."""
 
     def on_tick(self, now_ms: int, lag_ms: int) -> None:
         """One wake-up of the lag monitor, ``lag_ms`` late."""
+        if self._started_ms is None:
+            self._started_ms = now_ms
+        if now_ms - self._started_ms < WARMUP_MS:
+            return
         lag = max(0, lag_ms)
         self._lags.append(lag)
         self.max_lag_ms = max(self.max_lag_ms, lag)
+        if lag >= PAUSE_MS:
+            self.pauses.append((now_ms, lag))
         self._cpu_samples.append((now_ms, self._cpu_ms()))
         while len(self._cpu_samples) > 2 and now_ms - self._cpu_samples[1][0] >= CPU_WINDOW_MS:
             self._cpu_samples.popleft()
@@ -108,11 +105,18 @@ class Admission:
         limit = cap.max_live_matches
         return count_matches and limit is not None and load.live_matches >= limit
 
-    def admit(self, live_matches: int, what: str) -> None:
+    def is_busy(self, live_matches: int, *, adds_match: bool = True) -> bool:
+        """Whether new work is refused now, with ``live_matches`` in memory. The cap on live
+        matches holds back only work that ``adds_match``: a join fills a match already
+        counted (a waiting one), so the lag and CPU signals alone refuse it."""
+        over = self._over(self.load(live_matches), count_matches=adds_match)
+        return over or self._now_ms() < self._busy_until_ms
+
+    def admit(self, live_matches: int, what: str, *, adds_match: bool = True) -> None:
         """Raise ``server_busy`` if the server should take no new ``what`` now."""
-        load = self.load(live_matches)
-        if self._over(load, count_matches=True) or self._now_ms() < self._busy_until_ms:
+        if self.is_busy(live_matches, adds_match=adds_match):
             self.refused += 1
+            load = self.load(live_matches)
             raise Rejection(
                 ErrorCode.SERVER_BUSY,
                 f"the server is busy and takes no new {what} now (loop lag {load.lag_ms} ms, "

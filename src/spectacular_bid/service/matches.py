@@ -37,14 +37,13 @@ from spectacular_bid.service.ports import (
     Player,
     PlayerRecord,
 )
-from spectacular_bid.service.records import (
+from spectacular_bid.service.record_document import (
     ENDED,
     MatchDocument,
-    new_match_id,
+    check_importable,
     parse_document,
-    read_document,
-    records_for_import,
 )
+from spectacular_bid.service.records import new_match_id, read_document, records_for_import
 from spectacular_bid.service.recovery import abort_unfinished
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
@@ -139,9 +138,13 @@ class MatchService:
         """A new match with ``creator`` in the first seat (both seats on a shared device).
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
-        Refused with ``server_busy`` near the server's capacity (issue 10 item 1).
+        Refused with ``server_busy`` near the server's capacity (issue 10 item 1), and an open
+        challenge with ``rate_limited`` while the creator has ``open_challenges_per_guest``
+        waiting (issue 10 item 5).
         """
         self.admission.admit(self.live_count(), "matches")
+        if mode is MatchMode.OPEN:
+            self._admit_challenge(creator)
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
@@ -157,6 +160,31 @@ class MatchService:
         self._actors[match_id] = actor
         await actor.open()
         return actor
+
+    def _admit_challenge(self, creator: Player) -> None:
+        """One guest must not fill the lobby (one guest made 300 open challenges): past
+        ``open_challenges_per_guest`` waiting ones, a new one is refused. The refusal lifts by
+        itself, when one is taken or its join timeout ends it (D3), so it is ``rate_limited``
+        with the time until the oldest one's timeout."""
+        limit = self.settings.open_challenges_per_guest
+        deadlines = [
+            actor.state.join_deadline_ms or 0
+            for actor in self._actors.values()
+            if actor.state.mode is MatchMode.OPEN
+            and actor.state.status is MatchStatus.WAITING
+            and (first := actor.state.seats[0]) is not None
+            and first.id == creator.id
+        ]
+        if len(deadlines) < limit:
+            return
+        retry_after_s = max(1, (min(deadlines) - self.now_ms() + 999) // 1000)  # rounded up
+        raise Rejection(
+            ErrorCode.RATE_LIMITED,
+            f"{creator.name!r} already has the most open challenges allowed waiting for an "
+            f"opponent ({limit}): wait until one is taken or expires (the oldest in "
+            f"{retry_after_s} s)",
+            retry_after_s=retry_after_s,
+        )
 
     def _on_actor_change(self, actor: MatchActor) -> None:
         if not actor.is_live and actor.id not in self._evictions:
@@ -226,11 +254,16 @@ class MatchService:
 
     async def join(self, match_id: str, player: Player) -> Seat:
         """Take the match's free seat. A player already seated gets the seat back even when the
-        server is busy; taking a free seat starts a match, so it is refused then."""
+        server is busy; taking a free seat starts a match's clocks, so it is refused while the
+        server lags or its CPU is saturated (issue 10 item 1)."""
         actor = self.get(match_id)
         if all(seated is None or seated.id != player.id for seated in actor.state.seats):
-            self.admission.admit(self.live_count(), "joins")
+            self.admission.admit(self.live_count(), "joins", adds_match=False)
         return await actor.join(player)
+
+    def any_clock_running(self) -> bool:
+        """Whether a decision is being timed in any match now (R7): a pause would be charged."""
+        return any(actor.state.clock.running is not None for actor in self._actors.values())
 
     def live_count(self) -> int:
         """Matches in memory that are waiting or being played."""
@@ -302,23 +335,24 @@ class MatchService:
 
     async def import_record(self, data: object) -> tuple[str, Verified]:
         """Verify a record document through the engine and store it as an ended match; return
-        its id here (its own, unless that id is taken) and what was verified.
+        its id here — always a fresh one of this server's own form — and what was verified
+        (whose ``match_id``, the document's own id, the match keeps as its ``imported_id``).
 
-        Raise :class:`~spectacular_bid.service.records.RecordFormatError` for a malformed
-        document and :class:`~spectacular_bid.service.replay.RecordMismatchError` for one the
-        engine does not reproduce; nothing is stored then."""
+        Raise :class:`~spectacular_bid.service.record_document.RecordFormatError` for a malformed
+        document or one this server does not accept (its settings, its wall times), and
+        :class:`~spectacular_bid.service.replay.RecordMismatchError` for one the engine does not
+        reproduce; nothing is stored then."""
         # Off the event loop: a long record takes a while to replay, and the loop times clocks.
         document, verified = await asyncio.to_thread(_parse_and_verify, data)
-        match_id: str | None = None
-        if await self.store.match(document.id) is not None:
-            match_id = new_match_id()
-        rows = records_for_import(document, match_id, self.wall_ms())
+        rows = records_for_import(document, None, self.wall_ms())
         await self.store.import_match(rows.players, rows.match, rows.rounds, rows.events)
         return rows.match.id, verified
 
 
 def _parse_and_verify(data: object) -> tuple[MatchDocument, Verified]:
+    """The shape first, then what this server accepts, then the replay (the slow part)."""
     document = parse_document(data)
+    check_importable(document)
     return document, verify(document)
 
 

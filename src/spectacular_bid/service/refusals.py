@@ -33,9 +33,7 @@ class ErrorCode(Enum):
 class Rejection(Exception):  # noqa: N818 - a value returned to the sender, also raisable
     """Why a request changed nothing (R8.3): a machine-readable code and a human message."""
 
-    def __init__(
-        self, code: ErrorCode, message: str, *, retry_after_s: int | None = None
-    ) -> None:
+    def __init__(self, code: ErrorCode, message: str, *, retry_after_s: int | None = None) -> None:
         super().__init__(code, message)
         self.code = code
         self.message = message

@@ -5,7 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.service.admission import Capacity
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """The admission thresholds; a signal whose threshold is None is not used. All are off
+    unless the server's settings set them (``specbid serve`` does: ``--busy-lag-ms`` and
+    friends), so a service built in a test admits everything unless the test asks."""
+
+    busy_lag_ms: int | None = None
+    busy_cpu: float | None = None
+    """A share of one core; more than 1 only with threads."""
+    max_live_matches: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.busy_lag_ms is not None and self.busy_lag_ms < 1:
+            raise ValueError(f"busy_lag_ms must be >= 1, got {self.busy_lag_ms!r}")
+        if self.busy_cpu is not None and self.busy_cpu <= 0:
+            raise ValueError(f"busy_cpu must be > 0, got {self.busy_cpu!r}")
+        if self.max_live_matches is not None and self.max_live_matches < 1:
+            raise ValueError(f"max_live_matches must be >= 1, got {self.max_live_matches!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +45,9 @@ class ServiceSettings:
     reconnects and resyncs), so a slow reader never slows a match."""
     capacity: Capacity = field(default_factory=Capacity)
     """Admission control: when new matches and joins are refused (issue 10 item 1)."""
+    open_challenges_per_guest: int = 3
+    """A guest may have this many open (lobby) challenges waiting for a second player at once;
+    one more is refused, so one guest cannot fill the lobby (issue 10 item 5)."""
     fixed_deck_seed: int | None = None
     """Test-only: deal every match from decks drawn from this seed instead of the secure
     shuffle. Off by default."""
@@ -35,6 +57,13 @@ class ServiceSettings:
             value = getattr(self, name)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of ms, got {value!r}")
+        if (
+            not isinstance(self.open_challenges_per_guest, int)
+            or self.open_challenges_per_guest < 1
+        ):
+            raise ValueError(
+                f"open_challenges_per_guest must be >= 1, got {self.open_challenges_per_guest!r}"
+            )
         if self.resend_limit < 0 or self.subscriber_queue < 1:
             raise ValueError(
                 f"need resend_limit >= 0 and subscriber_queue >= 1, got "

@@ -10,7 +10,6 @@ to be there), then the service: its start-up recovery (D5), its lag monitor and 
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -27,32 +26,28 @@ from spectacular_bid.store.engine import create_engine, create_folder, resolve_u
 from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head, upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
+from spectacular_bid.web.collector import Collector
+from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
-from spectacular_bid.web.routes import lobby, matches, replays, session
+from spectacular_bid.web.routes import health, lobby, matches, replays, session
 from spectacular_bid.web.routes.pages import pages_router
+from spectacular_bid.web.security_headers import SecurityHeaders
 from spectacular_bid.web.settings import WebSettings
-
-_GC_THRESHOLDS = (500, 1, 8_000)
-"""A live match keeps objects alive for seconds (a socket's next read, a flag timer, a resend
-entry), so they outlive the youngest generation and each collection of the middle one walks every
-such object made since the last: at the default ten young collections per middle one, ~60k objects
-and 30-60 ms at 2,000 matches, stalling every match. A middle collection after every second young
-one walks a fifth as many. The oldest generation's threshold keeps full collections (every live
-object: ~1 s at 2,000 matches, under the D5 stall threshold) about 45 minutes apart at that load,
-a little rarer than the previous (700, 10, 1000)."""
+from spectacular_bid.web.socket_caps import SocketCaps
 
 
 def create_app(
     settings: WebSettings | None = None,
     store: MatchStore | None = None,
     *,
-    freeze_startup_objects: bool = False,
+    manage_collector: bool = False,
 ) -> FastAPI:
     """A ready app; the store and the service start and stop with the app's lifespan.
 
     ``store`` replaces the database the settings name (it is then the caller's to start and
-    close). ``freeze_startup_objects`` (for a server process, not tests) moves everything alive
-    at start out of the garbage collector's reach, so its full collections stay short.
+    close). ``manage_collector`` (for a server process, not tests: it is process-wide) runs the
+    garbage collector in short rounds that freeze long-lived objects (``collector.py``), so no
+    collection walks them all and stalls every match.
     """
     settings = settings if settings is not None else WebSettings()
     database: SqlStore | None = None
@@ -63,20 +58,18 @@ def create_app(
     service = MatchService(
         store, settings.service_settings(), finished_ttl_ms=settings.finished_ttl_ms
     )
-    rooms = Rooms(service.now_ms, service.settings.resend_limit, service.settings.subscriber_queue)
+    rooms = Rooms(service.now_ms, settings.room_settings())
+    collector = Collector(service.any_clock_running) if manage_collector else None
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        if freeze_startup_objects:
-            # The ~150k objects of the imported web stack live as long as the process; a full
-            # collection that walks them all stalls every match for tens of milliseconds.
-            gc.collect()
-            gc.freeze()
-            gc.set_threshold(*_GC_THRESHOLDS)
         async with AsyncExitStack() as opened:
             if database is not None:
                 await opened.enter_async_context(open_database(database, upgrade=settings.upgrade))
             await service.start()
+            if collector is not None:
+                collector.start()  # after start-up's own garbage, which is collected once
+                opened.push_async_callback(collector.stop)
             try:
                 yield
             finally:
@@ -93,8 +86,13 @@ def create_app(
     app.state.settings = settings
     app.state.service = service
     app.state.rooms = rooms
+    app.state.collector = collector
+    app.state.http_limits = HttpLimits(settings)
+    app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)
     errors.install(app)
     install_routes(app, settings.static_folder())
+    docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
+    app.add_middleware(SecurityHeaders, docs_paths=docs)
     return app
 
 
@@ -108,6 +106,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(matches.router)
     app.include_router(replays.router)
     app.include_router(lobby.router)
+    app.include_router(health.router)
     app.include_router(ws.router)
     if static is not None:
         app.include_router(pages_router(static))

@@ -7,11 +7,18 @@ per audience (:func:`~spectacular_bid.web.frames.version_frames`), keeps them in
 socket its ``update``. The actor never waits for a socket: a socket that falls ``limit`` messages
 behind is dropped, and its client reconnects with ``?since=`` and is resent what it missed, or a
 full state.
+
+Presence (who is connected) is kept as counts, updated as sockets come and go, and sent at most
+once per ``presence_delay_ms`` (issue 10 item 3): a crowd of ``n`` spectators arriving costs
+O(n) messages, not one message to every socket per arrival. Beyond ``spectator_crowd``
+spectators a change in their number alone waits :data:`CROWD_PRESENCE_MS`; a player coming or
+going is always sent after ``presence_delay_ms``.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Final
 
 from spectacular_bid.rules.seats import BySeat
@@ -34,6 +41,9 @@ from spectacular_bid.web.frames import (
     update_message,
     version_frames,
 )
+
+CROWD_PRESENCE_MS: Final = 5_000
+"""How long a change in a crowd's number alone waits before it is sent."""
 
 NOBODY: Final = Presence(BySeat(False, False), 0)
 """The presence of an ended match read from its record: no socket is attached to it."""
@@ -76,12 +86,23 @@ class Subscriber:
             self.queue.put_nowait(None)
 
 
+@dataclass(frozen=True, slots=True)
+class RoomSettings:
+    """How a room treats its sockets (``WebSettings``: resend window, queue, presence)."""
+
+    resend_limit: int = 500
+    queue_limit: int = 64
+    presence_delay_ms: int = 0
+    """0 sends each presence change at once (tests that count messages rely on it)."""
+    spectator_crowd: int = 32
+
+
 class Room:
-    def __init__(
-        self, actor: MatchActor, rooms: Rooms, resend_limit: int, queue_limit: int
-    ) -> None:
+    def __init__(self, actor: MatchActor, rooms: Rooms, settings: RoomSettings) -> None:
         self.actor = actor
-        self.subscribers: list[Subscriber] = []
+        self.subscribers: dict[Subscriber, None] = {}
+        """Insertion-ordered, so every socket is offered each version in the order it came."""
+        resend_limit = settings.resend_limit
         kept = actor.log[-resend_limit:] if resend_limit else []
         start = kept[0].version - 1 if kept else actor.version
         self.history: History[VersionFrames] = History(resend_limit, start)
@@ -89,7 +110,13 @@ class Room:
             self.history.add(entry.version, version_frames(entry))
         self.snapshots = SnapshotCache(actor.id)
         self._rooms = rooms
-        self._queue_limit = queue_limit
+        self._settings = settings
+        self._spectators = 0
+        self._player_sockets: dict[str, int] = {}
+        """Open sockets per seated player's id: a seat is online while its player has one."""
+        self._sent: Presence | None = None
+        self._flush: asyncio.TimerHandle | None = None
+        self._flush_is_crowd = False
         actor.listen(self)
 
     # -- the actor's side -----------------------------------------------------------------
@@ -105,6 +132,9 @@ class Room:
             sub.offer(message)
 
     def closed(self) -> None:
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         for sub in self.subscribers:
             sub.close()
         self._rooms.forget(self)
@@ -118,34 +148,41 @@ class Room:
         view, or the full state (lila-ws resync)."""
         state = self.actor.state
         audience = audience_for(state, player, audience)
-        sub = Subscriber(audience, player, self._queue_limit)
-        self.subscribers.append(sub)
+        sub = Subscriber(audience, player, self._settings.queue_limit)
+        self.subscribers[sub] = None
+        self._count(sub, 1)
         missed = self.history.since(since) if since is not None else None
         if missed is None:
             sub.offer(self.state_text(audience))
         else:
             sub.offer(self._update(state, audience, missed))
-        self._broadcast_presence()
+        if not self._presence_changed():
+            # Its own presence at once, as every socket's second message; the others wait.
+            sub.offer(presence_message(self.actor.version, self.presence()))
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
-        if sub in self.subscribers:
-            self.subscribers.remove(sub)
-            self._broadcast_presence()
+        if self.subscribers.pop(sub, False) is None:
+            self._count(sub, -1)
+            self._presence_changed()
+
+    def _count(self, sub: Subscriber, delta: int) -> None:
+        if sub.audience is Audience.SPECTATOR:
+            self._spectators += delta
+        if sub.player is not None:
+            player_id = sub.player.id
+            left = self._player_sockets.get(player_id, 0) + delta
+            if left > 0:
+                self._player_sockets[player_id] = left
+            else:
+                self._player_sockets.pop(player_id, None)
 
     def presence(self) -> Presence:
+        """Who is connected: each seat whose player has a socket open, and the spectators."""
         flags = [False, False]
-        state = self.actor.state
-        spectators = 0
-        for sub in self.subscribers:
-            if sub.dropped:
-                continue
-            if sub.audience is Audience.SPECTATOR:
-                spectators += 1
-            if sub.player is not None:
-                for seat in state.seats_of(sub.player.id):
-                    flags[seat] = True
-        return Presence(BySeat(flags[0], flags[1]), spectators)
+        for i, seated in enumerate(self.actor.state.seats):
+            flags[i] = seated is not None and seated.id in self._player_sockets
+        return Presence(BySeat(flags[0], flags[1]), self._spectators)
 
     def snapshot_text(self, audience: Audience) -> str:
         state = self.actor.state
@@ -161,10 +198,42 @@ class Room:
             state.version, events_text(frames, audience), self.snapshot_text(audience)
         )
 
-    def _broadcast_presence(self) -> None:
-        message = presence_message(self.actor.version, self.presence())
+    def _presence_changed(self) -> bool:
+        """Send the new presence soon, once for every change until then; True if it was sent
+        to every socket now."""
+        now = self.presence()
+        sent = self._sent
+        crowd = self._settings.spectator_crowd
+        delay_ms = self._settings.presence_delay_ms
+        only_crowd = (
+            sent is not None
+            and now.online == sent.online
+            and max(now.spectators, sent.spectators) > crowd
+        )
+        if only_crowd:
+            delay_ms = max(delay_ms, CROWD_PRESENCE_MS)
+        if self._flush is not None:
+            if only_crowd or not self._flush_is_crowd:
+                return False
+            self._flush.cancel()  # a player came or went: not worth a crowd's wait
+        if delay_ms == 0:
+            return self._send_presence()
+        loop = asyncio.get_running_loop()
+        self._flush = loop.call_later(delay_ms / 1000, self._send_presence)
+        self._flush_is_crowd = only_crowd
+        return False
+
+    def _send_presence(self) -> bool:
+        self._flush = None
+        self._flush_is_crowd = False
+        presence = self.presence()
+        if presence == self._sent:
+            return False
+        self._sent = presence
+        message = presence_message(self.actor.version, presence)
         for sub in self.subscribers:
             sub.offer(message)
+        return True
 
     def _now(self) -> int:
         return self._rooms.now_ms()
@@ -173,16 +242,15 @@ class Room:
 class Rooms:
     """The rooms of the live matches that have sockets, by match id."""
 
-    def __init__(self, now_ms: MsSource, resend_limit: int, queue_limit: int) -> None:
+    def __init__(self, now_ms: MsSource, settings: RoomSettings | None = None) -> None:
         self.now_ms = now_ms
-        self._resend_limit = resend_limit
-        self._queue_limit = queue_limit
+        self.settings = settings if settings is not None else RoomSettings()
         self._rooms: dict[str, Room] = {}
 
     def room(self, actor: MatchActor) -> Room:
         room = self._rooms.get(actor.id)
         if room is None or room.actor is not actor:
-            room = self._rooms[actor.id] = Room(actor, self, self._resend_limit, self._queue_limit)
+            room = self._rooms[actor.id] = Room(actor, self, self.settings)
         return room
 
     def forget(self, room: Room) -> None:

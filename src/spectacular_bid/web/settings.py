@@ -18,8 +18,8 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.service.admission import Capacity
-from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.settings import Capacity, ServiceSettings
+from spectacular_bid.web.room import RoomSettings
 
 _SERVICE = ServiceSettings()
 _CLOCK = ClockSettings()
@@ -84,8 +84,9 @@ class WebSettings(BaseSettings):
     """...and closes one whose pong has not come back in this long."""
     presence_delay_ms: int = Field(default=250, ge=0)
     """Presence changes within this long are sent as one ``presence`` message."""
-    spectators_listed: int = Field(default=32, ge=0)
-    """Up to this many spectators each count in ``presence``; beyond, only the count is sent."""
+    spectator_crowd: int = Field(default=32, ge=0)
+    """Beyond this many spectators of a match, a change in their number alone is sent at most
+    every 5 s (a player coming or going still goes out after ``presence_delay_ms``)."""
     guests_per_minute: float = Field(default=10.0, gt=0)
     """HTTP rate limit: guests created per client address per minute (on average)..."""
     guests_burst: int = Field(default=20, ge=1)
@@ -142,6 +143,16 @@ class WebSettings(BaseSettings):
             subscriber_queue=self.subscriber_queue,
             fixed_deck_seed=self.fixed_deck_seed,
             capacity=Capacity(self.busy_lag_ms, self.busy_cpu, self.max_live_matches),
+            open_challenges_per_guest=self.open_challenges_per_guest,
+        )
+
+    def room_settings(self) -> RoomSettings:
+        """How each match's room treats its sockets."""
+        return RoomSettings(
+            resend_limit=self.resend_limit,
+            queue_limit=self.subscriber_queue,
+            presence_delay_ms=self.presence_delay_ms,
+            spectator_crowd=self.spectator_crowd,
         )
 
     def static_folder(self) -> Path | None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Final
 
@@ -36,11 +35,16 @@ from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.appstate import RoomsDep, Service, Settings
+from spectacular_bid.web.frame_decode import (
+    FrameRefusal,
+    client_id_in,
+    client_id_of,
+    decode_client_text,
+)
 from spectacular_bid.web.identity import token_of
 from spectacular_bid.web.messages import (
     ClientPing,
     ack_text,
-    client_id_of,
     command_of,
     error_text,
     parse_client_message,
@@ -48,8 +52,9 @@ from spectacular_bid.web.messages import (
 )
 from spectacular_bid.web.origin import is_allowed_origin
 from spectacular_bid.web.ratelimit import TokenBucket
-from spectacular_bid.web.room import Room, Subscriber, audience_for
+from spectacular_bid.web.room import Room, Rooms, Subscriber, audience_for
 from spectacular_bid.web.settings import WebSettings
+from spectacular_bid.web.socket_caps import SocketCaps
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +63,8 @@ router = APIRouter()
 CLOSE_NORMAL: Final = 1000
 """An ended match read from its record: its one ``state`` message was sent."""
 CLOSE_POLICY: Final = 1008
-"""A foreign origin, a refused subscription, or a socket that keeps flooding: do not retry as is."""
+"""A foreign origin, a refused subscription, a socket over its address's or guest's cap, or one
+that keeps flooding: do not retry as is."""
 CLOSE_TRY_AGAIN: Final = 1013
 """Dropped for falling behind, or the server is stopping: reconnect with ``?since=``."""
 CLOSE_INTERNAL: Final = 1011
@@ -80,6 +86,35 @@ async def match_socket(
         return
     player = await service.guests.resolve(token_of(websocket))
     await websocket.accept()
+    caps = caps_of(websocket)
+    address = websocket.client.host if websocket.client is not None else None
+    guest_id = player.id if player is not None else None
+    refused = caps.open(address, guest_id)
+    if refused is not None:
+        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+            await websocket.close(CLOSE_POLICY, refused)
+        return
+    try:
+        await _serve(websocket, match_id, player, service, settings, rooms)
+    finally:
+        caps.close(address, guest_id)
+
+
+def caps_of(websocket: WebSocket) -> SocketCaps:
+    caps = websocket.app.state.socket_caps
+    assert isinstance(caps, SocketCaps), "create_app() puts the SocketCaps on app.state"
+    return caps
+
+
+async def _serve(
+    websocket: WebSocket,
+    match_id: str,
+    player: Player | None,
+    service: MatchService,
+    settings: WebSettings,
+    rooms: Rooms,
+) -> None:
+    """An accepted socket within the caps: its match's room until either side closes."""
     actor: MatchActor | Rebuilt | None = None
     try:
         since, audience = _connect_params(websocket.query_params)
@@ -199,25 +234,33 @@ class MatchSocket:
                 return close
 
     async def _on_frame(self, text: str | None, received_ms: int) -> Close | None:
+        limit = self.settings.max_message_bytes
         if not self.bucket.take(received_ms):
             self.refusals += 1
             if self.refusals > self.settings.rate_burst:
                 return (CLOSE_POLICY, "rate limit: too many messages")
             rate = self.settings.rate_limit_per_s
-            self._refuse(ErrorCode.RATE_LIMITED, f"more than {rate:g} messages per second")
+            # The id by a cheap scan, not a parse: a flood costs little more than its reading.
+            refused_id = client_id_in(text) if text is not None and len(text) <= limit else None
+            self._refuse(
+                ErrorCode.RATE_LIMITED, f"more than {rate:g} messages per second", refused_id
+            )
             return None
         self.refusals = 0
         if text is None:
             self._refuse(ErrorCode.BAD_MESSAGE, "send JSON in text frames, not binary")
             return None
-        limit = self.settings.max_message_bytes
-        if len(text) > limit or (4 * len(text) > limit and len(text.encode()) > limit):
+        # surrogatepass: a text from an ASGI server that let a surrogate through is measured
+        # (decode_client_text refuses it), not an exception.
+        if len(text) > limit or (
+            4 * len(text) > limit and len(text.encode("utf-8", "surrogatepass")) > limit
+        ):
             self._refuse(ErrorCode.TOO_LARGE, f"a message has at most {limit} bytes")
             return None
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
-            self._refuse(ErrorCode.BAD_MESSAGE, f"not JSON: {exc}")
+            data = decode_client_text(text)
+        except FrameRefusal as refusal:
+            self.subscriber.offer(error_text(self.actor.version, refusal, refusal.client_id))
             return None
         client_id = client_id_of(data)
         try:
@@ -236,5 +279,5 @@ class MatchSocket:
             self.subscriber.offer(ack_text(version, client_id))
         return None
 
-    def _refuse(self, code: ErrorCode, message: str) -> None:
-        self.subscriber.offer(error_text(self.actor.version, Rejection(code, message), None))
+    def _refuse(self, code: ErrorCode, message: str, client_id: str | None = None) -> None:
+        self.subscriber.offer(error_text(self.actor.version, Rejection(code, message), client_id))

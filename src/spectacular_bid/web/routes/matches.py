@@ -7,14 +7,18 @@ audience's (``web/frames.py``), so a spectator's has no hand (R2.2, D4).
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Response, status
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.service.ports import MatchMode
+from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.errors import responses
+from spectacular_bid.web.http_limits import JoinLimit, MatchLimit
 from spectacular_bid.web.identity import Caller, CurrentPlayer
 from spectacular_bid.web.messages import ServerState
 from spectacular_bid.web.notation import SeatName, WireModel, seat_name
@@ -23,16 +27,24 @@ from spectacular_bid.web.room import audience_for
 router = APIRouter(prefix="/api/matches", tags=["matches"])
 
 
-BANK_MS_MAX = 3_600_000
-DELAY_MS_MAX = 600_000
+def _whole_number(value: object) -> object:
+    """A JSON integer — ``704.0`` too, as JSON Schema counts it — but not ``true`` or
+    ``"5000"``, which pydantic's lax mode would take for 1 and 5000 (the fuzzer sent them)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"expected a whole number of milliseconds, got {value!r}")
+    return value
+
+
+WHOLE_NUMBER = BeforeValidator(_whole_number)
+"""After a field's bounds in its ``Annotated``, so the schema still shows them."""
 
 
 class MatchRequest(WireModel):
     mode: MatchMode
     """``invite``: an invitation link; ``open``: listed in the lobby; ``shared``: one device."""
-    bank_ms: int | None = Field(default=None, ge=0, le=BANK_MS_MAX)
+    bank_ms: Annotated[int, Field(ge=0, le=BANK_MS_MAX), WHOLE_NUMBER] | None = None
     """This match's bank per seat (R7.1); the server's setting when omitted."""
-    delay_ms: int | None = Field(default=None, ge=0, le=DELAY_MS_MAX)
+    delay_ms: Annotated[int, Field(ge=0, le=DELAY_MS_MAX), WHOLE_NUMBER] | None = None
     """This match's delay per decision (R7.2); the server's setting when omitted."""
 
     def clock(self, default: ClockSettings) -> ClockSettings | None:
@@ -72,12 +84,23 @@ def ws_url(match_id: str) -> str:
     "",
     status_code=status.HTTP_201_CREATED,
     response_model=MatchCreated,
-    responses=responses(ErrorCode.UNAUTHORIZED, ErrorCode.BAD_MESSAGE),
+    responses=responses(
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.SERVER_BUSY,
+    ),
 )
-async def create_match(body: MatchRequest, player: CurrentPlayer, service: Service) -> MatchCreated:
+async def create_match(
+    _limit: MatchLimit, body: MatchRequest, player: CurrentPlayer, service: Service
+) -> MatchCreated:
     """Create a match with the caller in the first seat, with the server's time control or its
     own (``bank_ms``, ``delay_ms``). A match whose second seat stays empty past the join timeout
-    is aborted with no result (D3)."""
+    is aborted with no result (D3).
+
+    Refused with 429 past ``matches_burst`` / ``matches_per_minute`` per guest or per client
+    address, or when the caller already has ``open_challenges_per_guest`` open challenges
+    waiting; with 503 near the server's capacity."""
     actor = await service.create_match(player, body.mode, body.clock(service.settings.clock))
     return MatchCreated(
         id=actor.id,
@@ -92,11 +115,21 @@ async def create_match(body: MatchRequest, player: CurrentPlayer, service: Servi
     "/{match_id}/join",
     response_model=JoinResult,
     responses=responses(
-        ErrorCode.UNAUTHORIZED, ErrorCode.NOT_FOUND, ErrorCode.SEAT_TAKEN, ErrorCode.MATCH_OVER
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.SEAT_TAKEN,
+        ErrorCode.MATCH_OVER,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.SERVER_BUSY,
     ),
 )
-async def join_match(match_id: str, player: CurrentPlayer, service: Service) -> JoinResult:
-    """Take the free seat; a player already seated gets their seat back (idempotent)."""
+async def join_match(
+    _limit: JoinLimit, match_id: str, player: CurrentPlayer, service: Service
+) -> JoinResult:
+    """Take the free seat; a player already seated gets their seat back (idempotent).
+
+    Refused with 429 past ``joins_burst`` / ``joins_per_minute`` per guest or per client
+    address, and with 503 near the server's capacity (taking a free seat starts a match)."""
     seat = await service.join(match_id, player)
     return JoinResult(seat=seat_name(seat))
 

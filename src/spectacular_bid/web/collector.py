@@ -1,0 +1,114 @@
+"""The garbage collector kept from stopping the server for long (issue 10 item 2).
+
+CPython's cycle collector stops the whole process while it walks every tracked object of the
+generations it collects. A full collection walks them all: at 1,000 open sockets (about 200
+objects each) that was 130-190 ms on a two-core machine, and it grows with every socket and
+every live match, while each paused millisecond is charged to running clocks (R7.7) and, past
+the D5 threshold, ends them. Most of those objects live as long as their socket or match.
+
+So the server runs the collector itself:
+
+- automatic full collections are off (the oldest generation's threshold is out of reach);
+- every :data:`FREEZE_EVERY_S` a collection of all generations runs — it walks only what is not
+  frozen, i.e. what has survived since the last round, a few thousand objects — and then
+  ``gc.freeze()`` moves the survivors to the permanent generation, which no collection walks;
+- frozen objects are still freed by reference counting as soon as nothing refers to them, and
+  a closed socket or an ended match leaves (almost) no reference cycles behind
+  (``tests/web/test_collector.py`` checks it), so freezing holds on to next to nothing;
+- what cycles do form among frozen objects are reclaimed by a full sweep (unfreeze, collect,
+  freeze), run only while no match has a running clock — a pause then is charged to nobody —
+  and at most every :data:`SWEEP_EVERY_S`.
+
+Every collection's duration is recorded, for ``/api/health`` and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Final
+
+log = logging.getLogger(__name__)
+
+FREEZE_EVERY_S: Final = 1.0
+SWEEP_EVERY_S: Final = 600.0
+YOUNG_THRESHOLDS: Final = (500, 1)
+"""A live match keeps objects alive for seconds (a socket's next read, a flag timer, a resend
+entry), so they outlive the youngest generation and each collection of the middle one walks every
+such object made since the last: at CPython's ten young collections per middle one (700, 10),
+~60k objects and 30-60 ms at 2,000 matches. A middle collection after every second young one
+walks a fifth as many."""
+NEVER: Final = 2**31 - 1
+"""The oldest generation's threshold: automatic full collections never start."""
+
+
+class Collector:
+    """Runs the collector's rounds and keeps what each collection cost."""
+
+    def __init__(self, clocks_running: Callable[[], bool]) -> None:
+        self._clocks_running = clocks_running
+        self._task: asyncio.Task[None] | None = None
+        self._started_ns: int | None = None
+        self._last_sweep_s = time.monotonic()
+        self._saved_thresholds = gc.get_threshold()
+        self.max_pause_ms = 0.0
+        """The longest single collection since start, automatic or ours."""
+        self.rounds = 0
+        self.sweeps = 0
+
+    def start(self) -> None:
+        """Freeze what the start-up made, take over the oldest generation, start the rounds."""
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*YOUNG_THRESHOLDS, NEVER)
+        gc.callbacks.append(self._on_collection)
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="collector")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._on_collection in gc.callbacks:
+            gc.callbacks.remove(self._on_collection)
+        gc.set_threshold(*self._saved_thresholds)
+        gc.unfreeze()
+
+    def round(self) -> None:
+        """Collect what survived since the last round, then freeze the rest."""
+        gc.collect()
+        gc.freeze()
+        self.rounds += 1
+
+    def sweep(self) -> None:
+        """Collect everything, frozen included, then freeze what is left."""
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.sweeps += 1
+        self._last_sweep_s = time.monotonic()
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(FREEZE_EVERY_S)
+            due = time.monotonic() - self._last_sweep_s >= SWEEP_EVERY_S
+            if due and not self._clocks_running():
+                self.sweep()
+            else:
+                self.round()
+
+    def _on_collection(self, phase: str, _info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started_ns = time.perf_counter_ns()
+        elif self._started_ns is not None:
+            took_ms = (time.perf_counter_ns() - self._started_ns) / 1e6
+            self._started_ns = None
+            if took_ms > self.max_pause_ms:
+                self.max_pause_ms = took_ms
+                if took_ms > 50:
+                    log.info("a garbage collection took %.0f ms", took_ms)

@@ -1,0 +1,77 @@
+"""``/api/health``: how loaded the server is, for operators, load balancers and the benchmark.
+
+It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether
+new matches and joins are being refused now (issue 10 item 1), with the readings behind it.
+Nothing in it is about any one match or player.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from fastapi import APIRouter, Request
+
+from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.collector import Collector
+from spectacular_bid.web.notation import WireModel
+from spectacular_bid.web.socket_caps import SocketCaps
+
+router = APIRouter(prefix="/api/health", tags=["health"])
+
+
+class Pause(WireModel):
+    at_ms: int
+    """When the loop woke, on the server's monotonic clock (``now_ms``)."""
+    lag_ms: int
+    """How late it woke."""
+
+
+class Health(WireModel):
+    busy: bool
+    """True while new matches and joins are refused with 503 ``server_busy``."""
+    live_matches: int
+    open_sockets: int
+    lag_ms: int
+    """The event loop's largest lateness over the last second."""
+    cpu: float
+    """The process's share of one core over the last two seconds."""
+    max_pause_ms: int
+    """The longest event-loop stall since start-up."""
+    pauses: list[Pause]
+    """The latest stalls of 20 ms or more, oldest first."""
+    now_ms: int
+    """The server's monotonic ms, the time base of ``pauses``."""
+    admitted: int
+    refused: int
+    """New matches and joins let in and turned away since start-up."""
+    gc_max_ms: float | None
+    """The longest garbage collection since start-up; null when the server does not run its
+    collector itself (an app inside tests)."""
+    gc_frozen: int
+    """Objects in the collector's permanent generation, which no collection walks."""
+
+
+@router.get("", response_model=Health)
+async def read_health(request: Request, service: Service) -> Health:
+    admission = service.admission
+    live = service.live_count()
+    load = admission.load(live)
+    busy = admission.is_busy(live)
+    caps = request.app.state.socket_caps
+    assert isinstance(caps, SocketCaps)
+    collector = request.app.state.collector
+    assert collector is None or isinstance(collector, Collector)
+    return Health(
+        busy=busy,
+        live_matches=live,
+        open_sockets=caps.open_sockets,
+        lag_ms=load.lag_ms,
+        cpu=round(load.cpu, 3),
+        max_pause_ms=admission.max_lag_ms,
+        pauses=[Pause(at_ms=at_ms, lag_ms=lag_ms) for at_ms, lag_ms in admission.pauses],
+        now_ms=service.now_ms(),
+        admitted=admission.admitted,
+        refused=admission.refused,
+        gc_max_ms=round(collector.max_pause_ms, 1) if collector is not None else None,
+        gc_frozen=gc.get_freeze_count(),
+    )

@@ -1,0 +1,115 @@
+"""Admission control (issue 10 item 1): new matches and joins are refused near capacity, with a
+``Retry-After``; the live matches are never touched by it."""
+
+from __future__ import annotations
+
+import pytest
+
+from spectacular_bid.service.admission import (
+    HOLD_MS,
+    LAG_WINDOW_TICKS,
+    RETRY_AFTER_S,
+    WARMUP_MS,
+    Admission,
+)
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.settings import Capacity
+
+
+class Clocks:
+    """A monotonic clock and a CPU clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 0
+        self.cpu = 0
+
+    def now_ms(self) -> int:
+        return self.now
+
+    def cpu_ms(self) -> int:
+        return self.cpu
+
+
+def warmed(capacity: Capacity) -> tuple[Admission, Clocks]:
+    """An admission past its start-up warm-up, with the loop on time and the CPU idle."""
+    clocks = Clocks()
+    admission = Admission(capacity, clocks.now_ms, clocks.cpu_ms)
+    while clocks.now <= WARMUP_MS:
+        tick(admission, clocks, lag_ms=0, cpu_share=0.1)
+    return admission, clocks
+
+
+def tick(admission: Admission, clocks: Clocks, *, lag_ms: int, cpu_share: float) -> None:
+    step = 100 + lag_ms
+    clocks.now += step
+    clocks.cpu += round(step * cpu_share)
+    admission.on_tick(clocks.now, lag_ms)
+
+
+def test_a_lagging_loop_refuses_new_matches_with_a_retry_after() -> None:
+    admission, clocks = warmed(Capacity(busy_lag_ms=40))
+    admission.admit(10, "matches")
+    tick(admission, clocks, lag_ms=60, cpu_share=0.1)
+    with pytest.raises(Rejection) as refused:
+        admission.admit(10, "matches")
+    assert refused.value.code is ErrorCode.SERVER_BUSY
+    assert refused.value.retry_after_s == RETRY_AFTER_S
+    assert "loop lag 60 ms" in refused.value.message
+    assert (admission.admitted, admission.refused) == (1, 1)
+
+
+def test_the_server_stays_busy_for_the_hold_after_its_last_busy_reading() -> None:
+    admission, clocks = warmed(Capacity(busy_lag_ms=40))
+    tick(admission, clocks, lag_ms=60, cpu_share=0.1)
+    busy_at = clocks.now
+    while admission.is_busy(0):
+        tick(admission, clocks, lag_ms=0, cpu_share=0.1)
+    # The late tick is the lag for a second (ten ticks), then the hold runs out.
+    window_ms = LAG_WINDOW_TICKS * 100
+    assert busy_at + HOLD_MS < clocks.now <= busy_at + window_ms + HOLD_MS + 100
+    admission.admit(0, "matches")
+
+
+def test_a_saturated_core_refuses_before_the_loop_lags() -> None:
+    admission, clocks = warmed(Capacity(busy_cpu=0.9))
+    for _ in range(25):
+        tick(admission, clocks, lag_ms=0, cpu_share=0.97)
+    assert admission.load(0).cpu > 0.9
+    with pytest.raises(Rejection, match="CPU 9"):
+        admission.admit(0, "joins")
+
+
+def test_a_fixed_cap_counts_the_live_matches() -> None:
+    admission, _ = warmed(Capacity(max_live_matches=3))
+    admission.admit(2, "matches")
+    with pytest.raises(Rejection, match="3 live matches"):
+        admission.admit(3, "matches")
+
+
+def test_start_up_lag_is_not_load() -> None:
+    clocks = Clocks()
+    admission = Admission(Capacity(busy_lag_ms=40), clocks.now_ms, clocks.cpu_ms)
+    tick(admission, clocks, lag_ms=500, cpu_share=1.0)  # migrations, recovery, freezing
+    assert not admission.is_busy(0)
+    assert admission.max_lag_ms == 0
+
+
+def test_no_threshold_admits_everything() -> None:
+    admission, clocks = warmed(Capacity())
+    tick(admission, clocks, lag_ms=1_500, cpu_share=1.0)
+    admission.admit(100_000, "matches")
+    assert admission.max_lag_ms == 1_500
+    assert list(admission.pauses) == [(clocks.now, 1_500)]
+
+
+@pytest.mark.parametrize(
+    "capacity",
+    [
+        {"busy_lag_ms": 0},
+        {"busy_cpu": 0.0},
+        {"max_live_matches": 0},
+    ],
+)
+def test_thresholds_are_checked(capacity: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        Capacity(**capacity)  # type: ignore[arg-type]

@@ -1,0 +1,89 @@
+"""Admission control over HTTP (issue 10 item 1): 503 ``server_busy`` with ``Retry-After`` for
+new matches and free-seat joins; live matches play on; ``/api/health`` tells the load."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+from fastapi import FastAPI
+
+from spectacular_bid.service.admission import RETRY_AFTER_S, WARMUP_MS
+from spectacular_bid.web.app import create_app
+from spectacular_bid.web.settings import WebSettings
+
+from .guests import bearer, error_of, guest, joined_match, new_match
+
+
+@asynccontextmanager
+async def serving(settings: WebSettings, **strict: object) -> AsyncIterator[httpx.AsyncClient]:
+    app: FastAPI = create_app(settings.model_copy(update=strict))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+
+
+def assert_busy(response: httpx.Response) -> None:
+    assert response.status_code == 503, response.text
+    assert response.headers["retry-after"] == str(RETRY_AFTER_S)
+    error = error_of(response)
+    assert error["code"] == "server_busy"
+    assert "try again" in error["message"]
+
+
+async def test_past_the_match_cap_new_matches_are_refused_and_waiting_ones_fill(
+    settings: WebSettings,
+) -> None:
+    async with serving(settings, max_live_matches=1) as client:
+        ann, bob, cat = [await guest(client, n) for n in ("Ann", "Bob", "Cat")]
+        waiting = await new_match(client, ann)
+        assert_busy(await client.post("/api/matches", json={"mode": "open"}, headers=bearer(bob)))
+        assert (await client.get("/api/lobby")).json()["open_challenges"] == []
+        health = (await client.get("/api/health")).json()
+        assert (health["busy"], health["live_matches"]) == (True, 1)
+        # The cap counts matches: filling the waiting one adds none, so it is let in, and the
+        # seated player gets the seat back whatever the load.
+        joined = await client.post(f"/api/matches/{waiting}/join", headers=bearer(bob))
+        assert joined.json() == {"seat": "second"}
+        again = await client.post(f"/api/matches/{waiting}/join", headers=bearer(ann))
+        assert again.json() == {"seat": "first"}
+        state = (await client.get(f"/api/matches/{waiting}", headers=bearer(cat))).json()
+        assert state["match"]["status"] == "active"
+        health = (await client.get("/api/health")).json()
+        assert (health["admitted"], health["refused"]) == (2, 1)
+
+
+async def test_a_stalled_loop_refuses_new_matches_and_aborts_no_live_one(
+    settings: WebSettings,
+) -> None:
+    async with serving(settings, busy_lag_ms=50, busy_cpu=1000.0) as client:
+        ann, bob, cat, dan = [await guest(client, n) for n in ("Ann", "Bob", "Cat", "Dan")]
+        live = await joined_match(client, ann, bob)
+        waiting = await new_match(client, cat)
+        await asyncio.sleep(WARMUP_MS / 1000 + 0.3)  # start-up's own lag is not load
+        assert (await client.get("/api/health")).json()["busy"] is False
+        time.sleep(0.4)  # a stop-the-world pause of 400 ms, under the D5 threshold
+        await asyncio.sleep(0.25)  # the lag monitor wakes up late and tells
+        assert_busy(await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan)))
+        assert_busy(await client.post(f"/api/matches/{waiting}/join", headers=bearer(dan)))
+        health = (await client.get("/api/health")).json()
+        assert health["busy"] is True
+        assert health["max_pause_ms"] >= 250
+        assert any(pause["lag_ms"] >= 250 for pause in health["pauses"])
+        state = (await client.get(f"/api/matches/{live}", headers=bearer(ann))).json()
+        assert state["match"]["status"] == "active"  # the live match plays on
+        assert (await client.get("/api/lobby")).json()["live"][0]["id"] == live
+        await asyncio.sleep(4.5)  # the lag window and the hold pass
+        created = await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan))
+        assert created.status_code == 201, created.text
+
+
+async def test_the_health_of_an_idle_server(client: httpx.AsyncClient) -> None:
+    health = (await client.get("/api/health")).json()
+    assert health["busy"] is False
+    assert (health["live_matches"], health["open_sockets"], health["refused"]) == (0, 0, 0)
+    assert isinstance(health["now_ms"], int)
