@@ -57,7 +57,7 @@ async def test_past_the_match_cap_new_matches_are_refused_and_waiting_ones_fill(
         assert (health["admitted"], health["refused"]) == (2, 1)
 
 
-async def test_a_stalled_loop_refuses_new_matches_and_aborts_no_live_one(
+async def test_a_saturated_loop_refuses_new_matches_and_aborts_no_live_one(
     settings: WebSettings,
 ) -> None:
     async with serving(settings, busy_lag_ms=50, busy_cpu=1000.0) as client:
@@ -66,14 +66,15 @@ async def test_a_stalled_loop_refuses_new_matches_and_aborts_no_live_one(
         waiting = await new_match(client, cat)
         await asyncio.sleep(WARMUP_MS / 1000 + 0.3)  # start-up's own lag is not load
         assert (await client.get("/api/health")).json()["busy"] is False
-        time.sleep(0.4)  # a stop-the-world pause of 400 ms, under the D5 threshold
-        await asyncio.sleep(0.25)  # the lag monitor wakes up late and tells
+        for _ in range(12):  # more work than the loop can do: every tick comes ~150 ms late
+            time.sleep(0.25)
+            await asyncio.sleep(0.001)
         assert_busy(await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan)))
         assert_busy(await client.post(f"/api/matches/{waiting}/join", headers=bearer(dan)))
         health = (await client.get("/api/health")).json()
         assert health["busy"] is True
-        assert health["max_pause_ms"] >= 250
-        assert any(pause["lag_ms"] >= 250 for pause in health["pauses"])
+        assert health["max_pause_ms"] >= 100
+        assert any(pause["lag_ms"] >= 100 for pause in health["pauses"])
         state = (await client.get(f"/api/matches/{live}", headers=bearer(ann))).json()
         assert state["match"]["status"] == "active"  # the live match plays on
         assert (await client.get("/api/lobby")).json()["live"][0]["id"] == live

@@ -44,12 +44,21 @@ class Load:
     seed: int
 
 
-class Refused(Exception):  # noqa: N818 - the server's answer, not a failure of the run
-    """The server refused a new match with 503 ``server_busy``."""
+class Retry(Exception):  # noqa: N818 - the server's answer, not a failure of the run
+    """A new match did not come about; the slot tries again after ``retry_after_s``."""
 
     def __init__(self, retry_after_s: float) -> None:
         super().__init__(retry_after_s)
         self.retry_after_s = retry_after_s
+
+
+class Refused(Retry):
+    """The server refused a new match or a join with 503 ``server_busy``."""
+
+
+class Failed(Retry):
+    """Any other refusal (e.g. ``match_over``: the join timeout, D3, ended a match whose join
+    was refused for a minute); counted in the report's ``errors`` as ``http_<status>``."""
 
 
 def _retry_after_s(response: httpx.Response) -> float:
@@ -93,7 +102,7 @@ class Driver:
         if r.status_code == 503:
             self.stats.refused += 1
             raise Refused(_retry_after_s(r))
-        r.raise_for_status()
+        self._check(r)
         match_id: str = r.json()["id"]
         while True:
             r = await self._post(f"/api/matches/{match_id}/join", None, tokens[1])
@@ -103,9 +112,16 @@ class Driver:
             if time.perf_counter() >= until:
                 raise Refused(0.0)
             await asyncio.sleep(_retry_after_s(r))
-        r.raise_for_status()
+        self._check(r)
         self.stats.admitted += 1
         return match_id
+
+    def _check(self, response: httpx.Response) -> None:
+        if response.is_success:
+            return
+        key = f"http_{response.status_code}"
+        self.stats.errors[key] = self.stats.errors.get(key, 0) + 1
+        raise Failed(1.0)
 
     async def health(self) -> dict[str, Any]:
         """The server's own load readings (``GET /api/health``)."""
@@ -134,9 +150,10 @@ class Driver:
         while time.perf_counter() < until:
             try:
                 match_id = await self.new_match(tokens, clock, until)
-            except Refused as refused:
-                self.stats.refused_slots.add(index)
-                await asyncio.sleep(refused.retry_after_s)
+            except Retry as retry:
+                refused = isinstance(retry, Refused)
+                (self.stats.refused_slots if refused else self.stats.failed_slots).add(index)
+                await asyncio.sleep(retry.retry_after_s)
                 continue
             sockets: list[ClientConnection] = []
             tasks: list[asyncio.Task[None]] = []
@@ -187,7 +204,7 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
     setup_deadline = time.perf_counter() + _SETUP_S
     while time.perf_counter() < setup_deadline:
-        if len(stats.connected_slots | stats.refused_slots) >= matches:
+        if len(stats.connected_slots | stats.refused_slots | stats.failed_slots) >= matches:
             break
         await asyncio.sleep(0.2)
     await asyncio.sleep(_WARMUP_S)

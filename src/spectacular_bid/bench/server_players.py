@@ -42,6 +42,8 @@ class Stats:
     connected_slots: set[int] = field(default_factory=set)
     refused_slots: set[int] = field(default_factory=set)
     """Match slots refused at least once; a refused slot tries again after ``Retry-After``."""
+    failed_slots: set[int] = field(default_factory=set)
+    """Match slots whose match creation or join failed otherwise at least once."""
     window_start: dict[str, Any] = field(default_factory=dict)
     window_end: dict[str, Any] = field(default_factory=dict)
     """The server's ``/api/health`` as the measured window starts and ends."""

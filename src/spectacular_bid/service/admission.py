@@ -5,9 +5,10 @@ the D5 monitor aborts them all as timing failures. So new matches and joins are 
 ``server_busy`` (HTTP 503 with ``Retry-After``) while any of three signals says the server is
 near its capacity; matches already running are never touched by this.
 
-- **Loop lag**: how late the lag monitor's ticks wake. It is the signal closest to what the
-  clocks feel (R7.7: every charge is read when the loop gets to a message). The busy mark is
-  the largest lag of the last :data:`LAG_WINDOW_TICKS` ticks, so one busy second is enough.
+- **Loop lag**: how late the lag monitor's ticks wake, on average over the last
+  :data:`LAG_WINDOW_TICKS` ticks. It is the signal closest to what the clocks feel (R7.7: every
+  charge is read when the loop gets to a message). The mean, not the largest: one pause (a
+  burst of handshakes, a collection) is not a lack of capacity, a loop late at every tick is.
 - **CPU**: the process's share of one core over the last :data:`CPU_WINDOW_MS`. A loop can be
   on time and still be about to saturate; CPU tells that earlier than the lag does.
 - **Live matches**: an optional fixed cap, for operators who measured their machine.
@@ -27,7 +28,7 @@ from spectacular_bid.service.settings import Capacity
 from spectacular_bid.service.timesource import MsSource
 
 LAG_WINDOW_TICKS: Final = 10
-"""Ticks of the lag monitor whose largest lag is the current lag (1 s at 100 ms ticks)."""
+"""Ticks of the lag monitor whose mean lag is the current lag (1 s at 100 ms ticks)."""
 CPU_WINDOW_MS: Final = 2_000
 """The span over which the process's CPU share is measured."""
 HOLD_MS: Final = 3_000
@@ -88,7 +89,7 @@ class Admission:
             self._busy_until_ms = now_ms + HOLD_MS
 
     def load(self, live_matches: int) -> Load:
-        lag = max(self._lags, default=0)
+        lag = sum(self._lags) // len(self._lags) if self._lags else 0
         cpu = 0.0
         if len(self._cpu_samples) >= 2:
             (t0, c0), (t1, c1) = self._cpu_samples[0], self._cpu_samples[-1]

@@ -67,7 +67,8 @@ class WebSettings(BaseSettings):
     the loop's lag and the process's CPU decide)."""
     busy_lag_ms: int = Field(default=40, ge=1)
     """Admission control: new matches and joins are refused with 503 while the event loop's
-    recent lag exceeds this (well under the D5 stall threshold, so live matches never suffer)."""
+    mean lag over the last second exceeds this (well under the D5 stall threshold, so live
+    matches never suffer)."""
     busy_cpu: float = Field(default=0.90, gt=0)
     """Admission control: ...or while the process used more than this share of a core (more
     than 1 only counts threads' time too)."""

@@ -32,7 +32,7 @@ class Health(WireModel):
     live_matches: int
     open_sockets: int
     lag_ms: int
-    """The event loop's largest lateness over the last second."""
+    """The event loop's mean lateness over the last second."""
     cpu: float
     """The process's share of one core over the last two seconds."""
     max_pause_ms: int
