@@ -85,7 +85,7 @@ def test_a_saturated_core_refuses_before_the_loop_lags() -> None:
         tick(admission, clocks, lag_ms=0, cpu_share=0.97)
     assert admission.load(0).cpu > 0.9
     with pytest.raises(Rejection, match="CPU 9"):
-        admission.admit(0, "joins")
+        admission.admit(0, "matches")
 
 
 def test_a_fixed_cap_counts_the_live_matches() -> None:

@@ -1,9 +1,11 @@
 """Admission control (issue 10 item 1): refuse new work before the live matches suffer.
 
 A server offered more matches than it can time must not let every match's clock degrade until
-the D5 monitor aborts them all as timing failures. So new matches and joins are refused with
+the D5 monitor aborts them all as timing failures. So new matches are refused with
 ``server_busy`` (HTTP 503 with ``Retry-After``) while any of three signals says the server is
-near its capacity; matches already running are never touched by this.
+near its capacity; matches already running are never touched by this. A match is admitted once,
+when it is created: the join of its second seat belongs to it and is never refused as busy
+(``MatchService.join`` says why).
 
 - **Loop lag**: how late the lag monitor's ticks wake, on average over the last
   :data:`LAG_WINDOW_TICKS` ticks. It is the signal closest to what the clocks feel (R7.7: every
@@ -97,7 +99,7 @@ class Admission:
                 cpu = (c1 - c0) / (t1 - t0)
         return Load(lag, cpu, live_matches)
 
-    def _over(self, load: Load, *, count_matches: bool) -> bool:
+    def _over(self, load: Load, *, count_matches: bool = True) -> bool:
         cap = self.capacity
         if cap.busy_lag_ms is not None and load.lag_ms > cap.busy_lag_ms:
             return True
@@ -106,16 +108,14 @@ class Admission:
         limit = cap.max_live_matches
         return count_matches and limit is not None and load.live_matches >= limit
 
-    def is_busy(self, live_matches: int, *, adds_match: bool = True) -> bool:
-        """Whether new work is refused now, with ``live_matches`` in memory. The cap on live
-        matches holds back only work that ``adds_match``: a join fills a match already
-        counted (a waiting one), so the lag and CPU signals alone refuse it."""
-        over = self._over(self.load(live_matches), count_matches=adds_match)
+    def is_busy(self, live_matches: int) -> bool:
+        """Whether new matches are refused now, with ``live_matches`` in memory."""
+        over = self._over(self.load(live_matches))
         return over or self._now_ms() < self._busy_until_ms
 
-    def admit(self, live_matches: int, what: str, *, adds_match: bool = True) -> None:
+    def admit(self, live_matches: int, what: str) -> None:
         """Raise ``server_busy`` if the server should take no new ``what`` now."""
-        if self.is_busy(live_matches, adds_match=adds_match):
+        if self.is_busy(live_matches):
             self.refused += 1
             load = self.load(live_matches)
             raise Rejection(

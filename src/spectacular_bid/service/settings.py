@@ -44,7 +44,7 @@ class ServiceSettings:
     """Messages waiting for one socket; a socket that falls this far behind is dropped (it
     reconnects and resyncs), so a slow reader never slows a match."""
     capacity: Capacity = field(default_factory=Capacity)
-    """Admission control: when new matches and joins are refused (issue 10 item 1)."""
+    """Admission control: when new matches are refused (issue 10 item 1)."""
     open_challenges_per_guest: int = 3
     """A guest may have this many open (lobby) challenges waiting for a second player at once;
     one more is refused, so one guest cannot fill the lobby (issue 10 item 5)."""

@@ -63,10 +63,10 @@ class WebSettings(BaseSettings):
 
     # -- capacity, caps and timeouts (issue 10) --
     max_live_matches: int | None = Field(default=None, ge=1)
-    """Admission control: no new match or join past this many live matches (none by default:
+    """Admission control: no new match past this many live matches (none by default:
     the loop's lag and the process's CPU decide)."""
     busy_lag_ms: int = Field(default=40, ge=1)
-    """Admission control: new matches and joins are refused with 503 while the event loop's
+    """Admission control: new matches are refused with 503 while the event loop's
     mean lag over the last second exceeds this (well under the D5 stall threshold, so live
     matches never suffer)."""
     busy_cpu: float = Field(default=0.90, gt=0)

@@ -1,7 +1,7 @@
 """``/api/health``: how loaded the server is, for operators, load balancers and the benchmark.
 
 It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether
-new matches and joins are being refused now (issue 10 item 1), with the readings behind it.
+new matches are being refused now (issue 10 item 1), with the readings behind it.
 Nothing in it is about any one match or player.
 """
 
@@ -28,7 +28,7 @@ class Pause(WireModel):
 
 class Health(WireModel):
     busy: bool
-    """True while new matches and joins are refused with 503 ``server_busy``."""
+    """True while new matches are refused with 503 ``server_busy``."""
     live_matches: int
     open_sockets: int
     lag_ms: int
@@ -43,7 +43,7 @@ class Health(WireModel):
     """The server's monotonic ms, the time base of ``pauses``."""
     admitted: int
     refused: int
-    """New matches and joins let in and turned away since start-up."""
+    """New matches let in and turned away since start-up."""
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""
