@@ -34,7 +34,10 @@ from typing import Any, Final
 
 log = logging.getLogger(__name__)
 
-FREEZE_EVERY_S: Final = 1.0
+FREEZE_EVERY_S: Final = 0.1
+"""A round's pause is proportional to what survived since the last one: at 2,000 matches a round
+every second took 28 ms (median, up to 54), one every 100 ms takes 2 ms (up to 18), for the same
+total."""
 SWEEP_EVERY_S: Final = 600.0
 YOUNG_THRESHOLDS: Final = (500, 1)
 """A live match keeps objects alive for seconds (a socket's next read, a flag timer, a resend

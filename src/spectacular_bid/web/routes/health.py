@@ -7,8 +7,6 @@ Nothing in it is about any one match or player.
 
 from __future__ import annotations
 
-import gc
-
 from fastapi import APIRouter, Request
 
 from spectacular_bid.web.appstate import Service
@@ -47,8 +45,6 @@ class Health(WireModel):
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""
-    gc_frozen: int
-    """Objects in the collector's permanent generation, which no collection walks."""
 
 
 @router.get("", response_model=Health)
@@ -73,5 +69,4 @@ async def read_health(request: Request, service: Service) -> Health:
         admitted=admission.admitted,
         refused=admission.refused,
         gc_max_ms=round(collector.max_pause_ms, 1) if collector is not None else None,
-        gc_frozen=gc.get_freeze_count(),
     )
