@@ -93,6 +93,7 @@ def create_app(
     install_routes(app, settings.static_folder())
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
+    app.add_middleware(ws.MatchSocketEndpoint)
     return app
 
 
@@ -107,7 +108,6 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(replays.router)
     app.include_router(lobby.router)
     app.include_router(health.router)
-    app.include_router(ws.router)
     if static is not None:
         app.include_router(pages_router(static))
         app.mount("/", StaticFiles(directory=static, html=True), name="static")

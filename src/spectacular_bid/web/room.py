@@ -41,6 +41,7 @@ from spectacular_bid.web.frames import (
     update_message,
     version_frames,
 )
+from spectacular_bid.web.outbox import Outbox
 
 CROWD_PRESENCE_MS: Final = 5_000
 """How long a change in a crowd's number alone waits before it is sent."""
@@ -67,7 +68,7 @@ class Subscriber:
         self.audience = audience
         self.player = player
         self.limit = limit
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: Outbox[str | None] = Outbox()
         self.dropped = False
 
     def offer(self, message: str) -> None:

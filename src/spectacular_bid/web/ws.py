@@ -24,9 +24,9 @@ import contextlib
 import logging
 from typing import Final
 
-from fastapi import APIRouter, WebSocket
 from starlette.datastructures import QueryParams
-from starlette.websockets import WebSocketDisconnect, WebSocketState
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience
@@ -34,7 +34,7 @@ from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
-from spectacular_bid.web.appstate import RoomsDep, Service, Settings
+from spectacular_bid.web.appstate import rooms_of, service_of, settings_of
 from spectacular_bid.web.frame_decode import (
     FrameRefusal,
     client_id_in,
@@ -58,8 +58,7 @@ from spectacular_bid.web.socket_caps import SocketCaps
 
 log = logging.getLogger(__name__)
 
-router = APIRouter()
-
+SOCKET_PATH: Final = "/ws/matches/"
 CLOSE_NORMAL: Final = 1000
 """An ended match read from its record: its one ``state`` message was sent."""
 CLOSE_POLICY: Final = 1008
@@ -72,12 +71,32 @@ CLOSE_INTERNAL: Final = 1011
 Close = tuple[int, str]
 
 
-@router.websocket("/ws/matches/{match_id}")
-async def match_socket(
-    websocket: WebSocket, match_id: str, service: Service, settings: Settings, rooms: RoomsDep
-) -> None:
+class MatchSocketEndpoint:
+    """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (issue 10 item 2).
+
+    Through FastAPI's routing every open socket kept its whole call chain suspended: dependency
+    solving, six exit stacks, the exception wrappers — about 24 KiB and 200 objects per idle
+    socket, which every collection walked. Here a socket costs its own coroutine, its sender
+    task and its :class:`MatchSocket`. Every other scope goes on to ``app``.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            path: str = scope["path"]
+            match_id = path[len(SOCKET_PATH) :] if path.startswith(SOCKET_PATH) else ""
+            if match_id and "/" not in match_id:
+                await match_socket(WebSocket(scope, receive, send), match_id)
+                return
+        await self.app(scope, receive, send)
+
+
+async def match_socket(websocket: WebSocket, match_id: str) -> None:
     """Players and spectators of one match. Query: ``since`` (last version seen), ``as``
     (``spectator`` to watch one's own match as a spectator), ``token`` (else the cookie)."""
+    service, settings = service_of(websocket), settings_of(websocket)
     headers = websocket.headers
     if not is_allowed_origin(
         headers.get("origin"), headers.get("host"), websocket.url.scheme, settings.allowed_origins
@@ -95,7 +114,7 @@ async def match_socket(
             await websocket.close(CLOSE_POLICY, refused)
         return
     try:
-        await _serve(websocket, match_id, player, service, settings, rooms)
+        await _serve(websocket, match_id, player, service, settings, rooms_of(websocket))
     finally:
         caps.close(address, guest_id)
 
@@ -189,18 +208,39 @@ class MatchSocket:
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_burst, service.now_ms())
         self.refusals = 0
         """Messages refused by the rate limit in a row; past ``rate_burst`` the socket closes."""
+        self.receiving = True
 
     async def run(self) -> None:
-        sender = asyncio.create_task(self._send_loop())
-        receiver = asyncio.create_task(self._receive_loop())
-        done, pending = await asyncio.wait({sender, receiver}, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        """Receive in this task and send from one more: two tasks per socket, not three.
+
+        Whichever side ends first ends the other: the receiver cancels the sender; a sender
+        that stops (the socket was dropped) cancels this task's wait for the client's next
+        frame and hands over its close.
+        """
+        receiver = asyncio.current_task()
+        assert receiver is not None
+        sender = asyncio.create_task(self._send_loop(receiver))
         close: Close | None = None
-        for task in done:
+        try:
+            close = await self._receive_loop()
+            self.receiving = False
+        except asyncio.CancelledError:
+            if not (sender.done() and receiver.uncancel() == 0):
+                raise  # the server itself is stopping this socket
+        except WebSocketDisconnect:
+            pass  # the client is gone
+        except Exception:
+            log.exception("match %s: socket failed", self.actor.id)
+            close = (CLOSE_INTERNAL, "internal error")
+        finally:
+            self.receiving = False
+            if not sender.done():
+                sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(sender, return_exceptions=True)
+        if sender.done() and not sender.cancelled():
             try:
-                close = task.result() or close
+                close = sender.result() or close
             except WebSocketDisconnect:
                 pass  # the client is gone
             except Exception:
@@ -208,9 +248,23 @@ class MatchSocket:
                 close = (CLOSE_INTERNAL, "internal error")
         if close is not None and self.websocket.application_state is WebSocketState.CONNECTED:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await self._flush()
                 await self.websocket.close(*close)
 
-    async def _send_loop(self) -> Close:
+    async def _flush(self) -> None:
+        """What is still queued goes before the close (a flood's last ``rate_limited``)."""
+        queue = self.subscriber.queue
+        while not queue.empty() and (text := queue.get_nowait()) is not None:
+            await self.websocket.send_text(text)
+
+    async def _send_loop(self, receiver: asyncio.Task[None]) -> Close:
+        try:
+            return await self._send_all()
+        finally:
+            if self.receiving:  # the sender stopped first: the receiver stops too
+                receiver.cancel()
+
+    async def _send_all(self) -> Close:
         queue = self.subscriber.queue
         while True:
             text = await queue.get()

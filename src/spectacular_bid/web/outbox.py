@@ -1,0 +1,52 @@
+"""One socket's queue of outgoing texts, with a single reader (issue 10 item 2).
+
+``asyncio.Queue`` is made for many producers and consumers: three deques and an ``Event`` (a
+fourth) each, about 2.4 KiB per socket before anything is queued. A socket's queue has one
+reader, its sender, and producers that never wait (the room drops a socket that falls behind
+instead), so a deque and at most one waiting future do the same job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Outbox(Generic[T]):
+    """First in, first out; :meth:`get` is awaited by one task at a time."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: deque[T] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: T) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def get_nowait(self) -> T:
+        """The oldest item; ``IndexError`` when there is none."""
+        return self._items.popleft()
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    async def get(self) -> T:
+        while not self._items:
+            if self._waiter is not None:
+                raise RuntimeError("an Outbox has one reader")
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
