@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from spectacular_bid.bench import server as bench_server
+from spectacular_bid.bench.capacity import MIN_CAPACITY
 
 
 def test_bench_server_measures_commands_latency_and_flags() -> None:
@@ -63,3 +64,16 @@ def test_bench_server_offered_more_than_capacity_refuses_new_matches_only(
     assert "timing_failure" not in ended
     assert report["server_loop_stalls"] == 0
     assert report["early_flags"] == 0
+
+
+def test_bench_server_against_a_server_that_measured_its_own_capacity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The default, max_live_matches=auto: the server timed its rules engine before listening,
+    # reports the cap it took in /api/health, and refuses nothing far below it.
+    monkeypatch.delenv("SPECBID_MAX_LIVE_MATCHES", raising=False)
+    report = bench_server.run(matches=4, seconds=2.0, think_ms=(50, 200), timeout_matches=1)
+    cap = report["server_max_live_matches"]
+    assert isinstance(cap, int)
+    assert cap >= MIN_CAPACITY
+    assert (report["refused"], report["never_admitted_slots"]) == (0, 0)

@@ -91,3 +91,18 @@ async def test_the_health_of_an_idle_server(client: httpx.AsyncClient) -> None:
     assert health["busy"] is False
     assert (health["live_matches"], health["open_sockets"], health["refused"]) == (0, 0, 0)
     assert isinstance(health["now_ms"], int)
+
+
+async def test_a_busy_server_refuses_new_matches_at_the_door(settings: WebSettings) -> None:
+    # Refused clients retry after Retry-After; their refusals must cost little, so a busy server
+    # answers them before the guest lookup and the body: even one with neither is told "busy".
+    async with serving(settings, max_live_matches=1) as client:
+        ann = await guest(client, "Ann")
+        await new_match(client, ann)
+        door = await client.post("/api/matches", content=b"not json")
+        assert_busy(door)
+        assert door.headers["x-content-type-options"] == "nosniff"
+        assert (await client.get("/api/health")).json()["refused"] == 1
+    async with serving(settings, max_live_matches=1) as client:
+        # Not busy: the request goes on to the service, which checks it as always.
+        assert (await client.post("/api/matches", content=b"not json")).status_code == 401

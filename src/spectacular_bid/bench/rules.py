@@ -35,7 +35,7 @@ def play_random_match(rng: random.Random) -> tuple[int, int]:
     return rounds, actions
 
 
-def _repeat(seconds: float, rng: random.Random) -> dict[str, float]:
+def measure(seconds: float, rng: random.Random) -> dict[str, float]:
     rounds = actions = matches = 0
     clock = time.perf_counter
     start = clock()
@@ -63,7 +63,7 @@ def run(seconds: float = 2.0, repeats: int = 5, seed: int | None = None) -> dict
     if seconds <= 0 or repeats < 1:
         raise ValueError(f"need seconds > 0 and repeats >= 1, got {seconds!r}, {repeats!r}")
     rng = random.Random(seed)
-    runs = [_repeat(seconds, rng) for _ in range(repeats)]
+    runs = [measure(seconds, rng) for _ in range(repeats)]
     medians = {key: round(statistics.median(r[key] for r in runs), 1) for key in runs[0]}
     return {
         "benchmark": "rules",

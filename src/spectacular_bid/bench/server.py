@@ -70,6 +70,7 @@ def _report(load: Load, stats: Stats, rss_mb: float, stalls: list[str]) -> dict[
         "server_loop_stalls": len(stalls),
         "first_stall": stalls[0] if stalls else None,
         "disconnects": stats.disconnects,
+        "server_max_live_matches": stats.window_end.get("max_live_matches"),
         "admitted": stats.admitted,
         "refused": stats.refused,
         "refused_slots": len(stats.refused_slots),

@@ -19,6 +19,8 @@ from spectacular_bid.store.engine import default_sqlite_url
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from spectacular_bid.web.settings import WebSettings
+
 SERVE_FLAGS = (
     ("host", str, "interface to listen on"),
     ("port", int, "TCP port"),
@@ -32,7 +34,7 @@ SERVE_FLAGS = (
     ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
     ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
-    ("max_live_matches", int, "refuse new matches past this many live matches"),
+    ("max_live_matches", str, "refuse new matches past this many live matches (auto: measured)"),
     ("busy_lag_ms", int, "refuse new matches while the loop lags more, ms (mean over 1 s)"),
     ("busy_cpu", float, "...or while the process uses more of a core than this (0-1)"),
     ("sockets_per_address", int, "open match sockets allowed per client address"),
@@ -61,6 +63,16 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, object]:
     return overrides
 
 
+def with_capacity(settings: WebSettings) -> WebSettings:
+    """``max_live_matches=auto`` made a number by timing this machine, before the server
+    listens (``bench/capacity.py``)."""
+    if settings.max_live_matches != "auto":
+        return settings
+    from spectacular_bid.bench.capacity import live_match_capacity
+
+    return settings.model_copy(update={"max_live_matches": live_match_capacity()})
+
+
 def run_serve(args: argparse.Namespace) -> int:
     """``specbid serve``: the game server under uvicorn.
 
@@ -78,7 +90,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from spectacular_bid.web.settings import WebSettings
 
     try:
-        settings = WebSettings(**settings_overrides(args))  # type: ignore[arg-type]
+        settings = with_capacity(WebSettings(**settings_overrides(args)))  # type: ignore[arg-type]
         app = create_app(settings, manage_collector=True)
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)

@@ -26,6 +26,7 @@ from spectacular_bid.store.engine import create_engine, create_folder, resolve_u
 from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head, upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
+from spectacular_bid.web.busy_gate import BusyGate
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
@@ -92,6 +93,7 @@ def create_app(
     errors.install(app)
     install_routes(app, settings.static_folder())
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
+    app.add_middleware(BusyGate)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
     app.add_middleware(ws.MatchSocketEndpoint)
     return app

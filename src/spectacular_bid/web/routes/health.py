@@ -42,6 +42,8 @@ class Health(WireModel):
     admitted: int
     refused: int
     """New matches let in and turned away since start-up."""
+    max_live_matches: int | None
+    """The most live matches admitted at once (measured at start-up unless set); null: no cap."""
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""
@@ -68,5 +70,6 @@ async def read_health(request: Request, service: Service) -> Health:
         now_ms=service.now_ms(),
         admitted=admission.admitted,
         refused=admission.refused,
+        max_live_matches=admission.capacity.max_live_matches,
         gc_max_ms=round(collector.max_pause_ms, 1) if collector is not None else None,
     )
