@@ -8,6 +8,7 @@ import pytest
 from spectacular_bid.service.admission import (
     HOLD_MS,
     LAG_WINDOW_TICKS,
+    RETRY_AFTER_AT_CAP_S,
     RETRY_AFTER_S,
     WARMUP_MS,
     Admission,
@@ -91,8 +92,19 @@ def test_a_saturated_core_refuses_before_the_loop_lags() -> None:
 def test_a_fixed_cap_counts_the_live_matches() -> None:
     admission, _ = warmed(Capacity(max_live_matches=3))
     admission.admit(2, "matches")
-    with pytest.raises(Rejection, match="3 live matches"):
+    with pytest.raises(Rejection, match="3 live matches") as refused:
         admission.admit(3, "matches")
+    # A place frees only when a match ends: the client is told to wait longer than for a lag.
+    assert refused.value.retry_after_s == RETRY_AFTER_AT_CAP_S > RETRY_AFTER_S
+
+
+def test_at_the_cap_and_lagging_the_shorter_wait_is_told() -> None:
+    admission, clocks = warmed(Capacity(busy_lag_ms=40, max_live_matches=3))
+    for _ in range(LAG_WINDOW_TICKS):
+        tick(admission, clocks, lag_ms=60, cpu_share=0.1)
+    with pytest.raises(Rejection) as refused:
+        admission.admit(3, "matches")
+    assert refused.value.retry_after_s == RETRY_AFTER_S
 
 
 def test_start_up_lag_is_not_load() -> None:

@@ -20,8 +20,10 @@ def test_the_defaults_are_the_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.fixed_deck_seed is None
     assert settings.allowed_origins == []
     assert settings.max_message_bytes == 4096
-    # R7.1, R7.2, D3, D5; a server guards its capacity, a bare service admits everything.
-    assert settings.service_settings() == ServiceSettings(capacity=Capacity(40, 0.90))
+    # R7.1, R7.2, D3, D5; a server guards its capacity by its loop's lag, and its cap of live
+    # matches is measured only by `specbid serve` (auto), so an app made here has none.
+    assert settings.max_live_matches == "auto"
+    assert settings.service_settings() == ServiceSettings(capacity=Capacity(40, None, None))
 
 
 def test_a_server_guards_its_capacity_and_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
