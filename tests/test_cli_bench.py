@@ -103,3 +103,31 @@ def test_installed_bench_bad_repeats_exits_2() -> None:
     assert done.stdout == b""
     assert b"argument --repeats: expected an integer >= 1, got '0'" in done.stderr
     assert b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("warmup", ["-1", "nan", "inf", "later"])
+def test_bench_server_bad_warmup_exits_2(capsys: pytest.CaptureFixture[str], warmup: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "server", "--warmup-s", warmup])
+    assert exited.value.code == 2
+    assert "argument --warmup-s: expected" in capsys.readouterr().err
+
+
+def test_bench_server_passes_the_warmup(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A soak waits for the matches' steady state before its window: the flag reaches the run,
+    # 0 included (no warm-up at all).
+    from spectacular_bid.bench import server as bench_server
+
+    seen: list[float] = []
+
+    def fake_run(**kwargs: object) -> dict[str, object]:
+        warmup = kwargs["warmup_s"]
+        assert isinstance(warmup, float)
+        seen.append(warmup)
+        return {"benchmark": "server"}
+
+    monkeypatch.setattr(bench_server, "run", fake_run)
+    assert main(["bench", "server", "--warmup-s", "900"]) == 0
+    assert main(["bench", "server", "--warmup-s", "0"]) == 0
+    assert main(["bench", "server"]) == 0
+    assert seen == [900.0, 0.0, 5.0]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 
-from spectacular_bid.bench.server_driver import Load, drive
+from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive
 from spectacular_bid.bench.server_players import Stats
 from spectacular_bid.bench.server_process import peak_rss_mb, serving
 
@@ -32,11 +32,14 @@ def run(
     think_ms: tuple[int, int] = (1000, 5000),
     timeout_matches: int = 20,
     seed: int = 1,
+    warmup_s: float = WARMUP_S,
 ) -> dict[str, object]:
     """Start a server process, drive it, and report the figures of issue 3's benchmark."""
-    if matches < 1 or seconds <= 0 or timeout_matches < 0:
-        raise ValueError(f"bad benchmark size: {matches=} {seconds=} {timeout_matches=}")
-    load = Load(matches, seconds, think_ms, timeout_matches, seed)
+    if matches < 1 or seconds <= 0 or timeout_matches < 0 or warmup_s < 0:
+        raise ValueError(
+            f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=}"
+        )
+    load = Load(matches, seconds, think_ms, timeout_matches, seed, warmup_s)
     with serving() as server:
         stats = asyncio.run(drive(server.base, load, server.pid))
         rss_mb = peak_rss_mb(server.pid)
@@ -50,6 +53,7 @@ def _report(load: Load, stats: Stats, rss_mb: float, stalls: list[str]) -> dict[
         "benchmark": "server",
         "matches": load.matches,
         "seconds": seconds,
+        "warmup_s": load.warmup_s,
         "think_ms": list(load.think_ms),
         "commands": stats.commands,
         "commands_per_s": round(stats.commands / seconds, 1),

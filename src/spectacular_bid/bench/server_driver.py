@@ -25,7 +25,8 @@ _TIMEOUT_BANK_MS = 1_500
 _TIMEOUT_DELAY_MS = 500
 _TIMEOUT_SETTLE_S = 4.0
 """A time-out match started this long before the window ends still flags inside it."""
-_WARMUP_S = 5.0
+WARMUP_S = 5.0
+"""Play before the window by default: the matches are dealt and under way."""
 _SETUP_S = 300
 """How long every match slot may take to connect before the window starts anyway."""
 
@@ -42,6 +43,11 @@ class Load:
     """A seat's think time before each command is drawn uniformly from this range."""
     timeout_matches: int
     seed: int
+    warmup_s: float = WARMUP_S
+    """Play before the window opens. A soak sets it long enough for the matches to reach their
+    steady state (some ended and replaced, ended ones leaving memory after the finished-match
+    TTL), so that the window's memory growth is what a leak would show, not the first matches
+    growing their logs."""
 
 
 class Retry(Exception):  # noqa: N818 - the server's answer, not a failure of the run
@@ -200,14 +206,14 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     stats = Stats(idle_rss_kb=rss_kb(server_pid))
     driver = Driver(base, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
-    until = time.perf_counter() + _SETUP_S + _WARMUP_S + seconds
+    until = time.perf_counter() + _SETUP_S + load.warmup_s + seconds
     tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
     setup_deadline = time.perf_counter() + _SETUP_S
     while time.perf_counter() < setup_deadline:
         if len(stats.connected_slots | stats.refused_slots | stats.failed_slots) >= matches:
             break
         await asyncio.sleep(0.2)
-    await asyncio.sleep(_WARMUP_S)
+    await asyncio.sleep(load.warmup_s)
     gc.disable()
     stats.measuring = True
     cpu_before = cpu_seconds(server_pid)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spectacular_bid.cli.bench import (
+    non_negative_float,
     non_negative_int,
     positive_int,
     positive_seconds,
@@ -148,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=non_negative_int,
         default=20,
         help="extra matches left to time out, to measure flag lateness (default: 20)",
+    )
+    server.add_argument(
+        "--warmup-s",
+        type=non_negative_float,
+        default=5.0,
+        help="play before the window opens; a soak waits for the steady state (default: 5)",
     )
     server.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     server.set_defaults(handler=run_bench_server)

@@ -17,14 +17,29 @@ from spectacular_bid.bench import store as bench_store
 from spectacular_bid.cli.exit_status import EXIT_OK
 
 
-def positive_seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds greater than zero."""
+def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds, got {text!r}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds greater than zero."""
+    value = _seconds(text)
+    if value <= 0:
         raise argparse.ArgumentTypeError(f"expected seconds > 0, got {text!r}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number of seconds, zero or more."""
+    value = _seconds(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
     return value
 
 
@@ -78,6 +93,7 @@ def run_bench_server(args: argparse.Namespace) -> int:
         think_ms=args.think_ms,
         timeout_matches=args.timeout_matches,
         seed=args.seed,
+        warmup_s=args.warmup_s,
     )
     print(json.dumps(result))
     return EXIT_OK
