@@ -238,3 +238,31 @@ async def test_every_frame_of_whole_matches_validates(mode: MatchMode, seed: int
             assert "revealed" in seen
     finally:
         await service.stop()
+
+
+async def test_a_version_everyone_sees_alike_keeps_one_text() -> None:
+    # Memory per resend window (issue 10): equal texts are one object; a version whose events
+    # differ by audience (a deal: each seat sees its own hand) keeps its texts apart.
+    from spectacular_bid.web.frames import version_frames
+
+    service = MatchService(InMemoryStore(), ServiceSettings(fixed_deck_seed=4))
+    await service.start()
+    try:
+        ann, _ = await service.guests.create("Ann", 0)
+        bob, _ = await service.guests.create("Bob", 0)
+        actor = await service.create_match(ann, MatchMode.INVITE)
+        await service.join(actor.id, bob)
+        await play_out(actor, [ann, bob], service, 4)
+        shared = private = 0
+        for entry in actor.log:
+            first, second, spectator = version_frames(entry).texts
+            if first == second == spectator:
+                assert first is second is spectator
+                shared += 1
+            else:
+                assert first != second
+                private += 1
+        assert shared > 0
+        assert private > 0  # the deals: the generator reached both cases
+    finally:
+        await service.stop()

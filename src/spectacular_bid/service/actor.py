@@ -39,6 +39,7 @@ from spectacular_bid.service.commands import (
 from spectacular_bid.service.decks import DeckSource, new_salt
 from spectacular_bid.service.entries import event_record, header_of, round_records
 from spectacular_bid.service.machine import step
+from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Transition, timers
@@ -112,7 +113,7 @@ class MatchActor:
         self._is_loop_healthy = is_loop_healthy
         self._on_change = on_change
         self._listeners: list[Listener] = []
-        self._queue: asyncio.Queue[Mail] = asyncio.Queue()
+        self._queue: Mailbox[Mail] = Mailbox()
         self._task: asyncio.Task[None] | None = None
         queue = self._queue  # not self: an actor must not be in a reference cycle (collector.py)
         self._alarms = Alarms(lambda kind: queue.put_nowait(_Timer(kind)))

@@ -86,6 +86,14 @@ def _events_text(version: int, events: Iterable[MatchEvent], viewer: Seat | None
 def version_frames(entry: Entry) -> VersionFrames:
     """Filter a version's events for each audience (R2.2, D4) and encode them once."""
     first, second, spectator = (_events_text(entry.version, entry.events, v) for v in _VIEWERS)
+    # Most versions show everyone the same (a play, a bid): keep one text, not three equal
+    # ones, in every resend window (about 0.7 KiB a version).
+    if second == first:
+        second = first
+    if spectator == first:
+        spectator = first
+    elif spectator == second:
+        spectator = second
     return VersionFrames(entry.version, (first, second, spectator))
 
 

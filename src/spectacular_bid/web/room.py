@@ -25,6 +25,7 @@ from spectacular_bid.rules.seats import BySeat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.history import History
+from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
@@ -41,7 +42,6 @@ from spectacular_bid.web.frames import (
     update_message,
     version_frames,
 )
-from spectacular_bid.web.outbox import Outbox
 
 CROWD_PRESENCE_MS: Final = 5_000
 """How long a change in a crowd's number alone waits before it is sent."""
@@ -68,7 +68,7 @@ class Subscriber:
         self.audience = audience
         self.player = player
         self.limit = limit
-        self.queue: Outbox[str | None] = Outbox()
+        self.queue: Mailbox[str | None] = Mailbox()
         self.dropped = False
 
     def offer(self, message: str) -> None:

@@ -1,9 +1,11 @@
-"""One socket's queue of outgoing texts, with a single reader (issue 10 item 2).
+"""A queue with a single reader: a match actor's mailbox, a socket's outgoing texts (issue 10
+item 2).
 
-``asyncio.Queue`` is made for many producers and consumers: three deques and an ``Event`` (a
-fourth) each, about 2.4 KiB per socket before anything is queued. A socket's queue has one
-reader, its sender, and producers that never wait (the room drops a socket that falls behind
-instead), so a deque and at most one waiting future do the same job.
+``asyncio.Queue`` is made for many consumers and for producers that wait: three deques and an
+``Event`` (a fourth) each, about 3 KiB before anything is queued, for every live match and every
+open socket. Here one task reads (the actor, the socket's sender) and producers never wait (the
+actor's mailbox is unbounded, the room drops a socket that falls behind instead), so a deque and
+at most one waiting future do the same job.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
-class Outbox(Generic[T]):
+class Mailbox(Generic[T]):
     """First in, first out; :meth:`get` is awaited by one task at a time."""
 
     __slots__ = ("_items", "_waiter")
@@ -43,7 +45,7 @@ class Outbox(Generic[T]):
     async def get(self) -> T:
         while not self._items:
             if self._waiter is not None:
-                raise RuntimeError("an Outbox has one reader")
+                raise RuntimeError("a Mailbox has one reader")
             self._waiter = asyncio.get_running_loop().create_future()
             try:
                 await self._waiter
