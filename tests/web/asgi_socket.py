@@ -16,6 +16,8 @@ from urllib.parse import urlencode
 
 from fastapi import FastAPI
 
+from spectacular_bid.web.app import served
+
 TIMEOUT_S = 2.0
 
 
@@ -58,14 +60,17 @@ class AsgiSocket:
             "subprotocols": [],
             "extensions": {},
         }
-        self.app = app
+        self.app = served(app)  # the sockets' endpoint in front of the app, as a server runs it
         self.to_app: asyncio.Queue[MutableMapping[str, Any]] = asyncio.Queue()
         self.from_app: asyncio.Queue[MutableMapping[str, Any]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed: Closed | None = None
 
+    async def _run_app(self) -> None:
+        await self.app(self.scope, self.to_app.get, self.from_app.put)
+
     async def __aenter__(self) -> AsgiSocket:
-        self.task = asyncio.create_task(self.app(self.scope, self.to_app.get, self.from_app.put))
+        self.task = asyncio.create_task(self._run_app())
         await self.to_app.put({"type": "websocket.connect"})
         message = await self._next()
         if message["type"] == "websocket.close":

@@ -14,6 +14,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from spectacular_bid import cli
 from spectacular_bid.web.messages import schema_text
 from spectacular_bid.web.settings import WebSettings
+from spectacular_bid.web.ws import MatchSocketEndpoint
 
 
 @pytest.fixture
@@ -50,7 +51,9 @@ def test_flags_override_the_environment(
     argv = ["serve", "--port", "9002", "--bank-ms", "30000", "--allowed-origin", "https://a.ex"]
     assert cli.main(argv) == 0
     assert (served["host"], served["port"]) == ("0.0.0.0", 9002)
-    settings = served["app"].state.settings
+    endpoint = served["app"]
+    assert isinstance(endpoint, MatchSocketEndpoint)  # the sockets' endpoint in front of the app
+    settings = endpoint.app.state.settings
     assert isinstance(settings, WebSettings)
     assert (settings.bank_ms, settings.grace_ms) == (30_000, 7_000)
     assert settings.allowed_origins == ["https://a.ex"]

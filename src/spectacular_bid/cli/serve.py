@@ -84,7 +84,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from spectacular_bid.store.migrate import SchemaNotAtHeadError
-    from spectacular_bid.web.app import check_database, create_app
+    from spectacular_bid.web.app import check_database, create_app, served
     from spectacular_bid.web.frame_errors import checking_utf8
     from spectacular_bid.web.handshake_timeout import protocols
     from spectacular_bid.web.settings import WebSettings
@@ -111,7 +111,7 @@ def run_serve(args: argparse.Namespace) -> int:
     app.add_middleware(_QuietRefusal, refusal=refusal)
     try:
         uvicorn.run(
-            app,
+            served(app),
             host=settings.host,
             port=settings.port,
             # uvicorn's httptools and websockets-sansio protocols (the successor to its deprecated

@@ -18,6 +18,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.types import ASGIApp
 
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import MatchStore
@@ -95,8 +96,13 @@ def create_app(
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
-    app.add_middleware(ws.MatchSocketEndpoint)
     return app
+
+
+def served(app: FastAPI) -> ASGIApp:
+    """``app`` as a server runs it: the match sockets' bare endpoint in front of it, outside
+    even the app's own middleware (``ws.MatchSocketEndpoint`` says why)."""
+    return ws.MatchSocketEndpoint(app)
 
 
 def install_routes(app: FastAPI, static: Path | None) -> None:

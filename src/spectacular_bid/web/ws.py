@@ -24,8 +24,9 @@ import contextlib
 import logging
 from typing import Final
 
+from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from spectacular_bid.service.actor import MatchActor
@@ -74,13 +75,14 @@ Close = tuple[int, str]
 class MatchSocketEndpoint:
     """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (issue 10 item 2).
 
-    Through FastAPI's routing every open socket kept its whole call chain suspended: dependency
-    solving, six exit stacks, the exception wrappers — about 24 KiB and 200 objects per idle
-    socket, which every collection walked. Here a socket costs its own coroutine, its sender
-    task and its :class:`MatchSocket`. Every other scope goes on to ``app``.
+    Through FastAPI every open socket kept its whole call chain suspended: the application and
+    its middleware, routing, dependency solving, six exit stacks, the exception wrappers — about
+    24 KiB and 200 objects per idle socket, which every collection walked. In front of all of it
+    a socket costs its own coroutine, its sender task and its :class:`MatchSocket`. Every other
+    scope (HTTP, lifespan, any other WebSocket path) goes on to ``app``.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: Starlette) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -88,6 +90,7 @@ class MatchSocketEndpoint:
             path: str = scope["path"]
             match_id = path[len(SOCKET_PATH) :] if path.startswith(SOCKET_PATH) else ""
             if match_id and "/" not in match_id:
+                scope["app"] = self.app  # where the app would have put itself: its state
                 await match_socket(WebSocket(scope, receive, send), match_id)
                 return
         await self.app(scope, receive, send)
