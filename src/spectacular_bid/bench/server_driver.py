@@ -27,6 +27,7 @@ _TIMEOUT_SETTLE_S = 4.0
 """A time-out match started this long before the window ends still flags inside it."""
 WARMUP_S = 5.0
 """Play before the window by default: the matches are dealt and under way."""
+_SETTLE_S = 1.0
 _SETUP_S = 300
 """How long every match slot may take to connect before the window starts anyway."""
 
@@ -206,7 +207,7 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     stats = Stats(idle_rss_kb=rss_kb(server_pid))
     driver = Driver(base, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
-    until = time.perf_counter() + _SETUP_S + load.warmup_s + seconds
+    until = time.perf_counter() + _SETUP_S + load.warmup_s + _SETTLE_S + seconds
     tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
     setup_deadline = time.perf_counter() + _SETUP_S
     while time.perf_counter() < setup_deadline:
@@ -214,7 +215,14 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
             break
         await asyncio.sleep(0.2)
     await asyncio.sleep(load.warmup_s)
+    # The instrument's own pause stays out of the window: a collection of the setup's objects
+    # (thousands of sockets) took this process ~170 ms, and every update it read late then
+    # counted as the server's latency at the window's start. So it collects now, freezes what is
+    # left, lets the updates delayed by that pause arrive, and only then measures.
     gc.disable()
+    gc.collect()
+    gc.freeze()
+    await asyncio.sleep(_SETTLE_S)
     stats.measuring = True
     cpu_before = cpu_seconds(server_pid)
     stats.window_start = await driver.health()
