@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 
-from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive
+from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive, longest_run_s
 from spectacular_bid.bench.server_players import Stats
 from spectacular_bid.bench.server_process import peak_rss_mb, serving
 
@@ -40,7 +40,9 @@ def run(
             f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=}"
         )
     load = Load(matches, seconds, think_ms, timeout_matches, seed, warmup_s)
-    with serving() as server:
+    # The time-out matches wait for their moment in the window to press Start; the players of
+    # the others press at once, so a grace this long changes nothing for them (D3).
+    with serving(grace_s=longest_run_s(load)) as server:
         stats = asyncio.run(drive(server.base, load, server.pid))
         rss_mb = peak_rss_mb(server.pid)
     return _report(load, stats, rss_mb, server.stalls)

@@ -51,6 +51,11 @@ class Load:
     growing their logs."""
 
 
+def longest_run_s(load: Load) -> float:
+    """How long a run can take at most, from its first connection to its window's end."""
+    return _SETUP_S + load.warmup_s + _SETTLE_S + load.seconds + _TIMEOUT_SETTLE_S
+
+
 class Retry(Exception):  # noqa: N818 - the server's answer, not a failure of the run
     """A new match did not come about; the slot tries again after ``retry_after_s``."""
 
@@ -83,6 +88,8 @@ class Driver:
         self.think_ms = think_ms
         self.rng = random.Random(seed)
         self.http = httpx.AsyncClient(base_url=base, timeout=60)
+        self.window_open = asyncio.Event()
+        """Set when the measured window opens: time-out matches start their clocks after it."""
         self.connect_gate = asyncio.Semaphore(64)
         self.http_gate = asyncio.Semaphore(32)
         """httpx's pool slows down badly with thousands of waiting requests: queue them here."""
@@ -147,10 +154,13 @@ class Driver:
                 open_timeout=60,
             )
 
+    async def after_window_opens(self, seconds: float) -> None:
+        await self.window_open.wait()
+        await asyncio.sleep(seconds)
+
     async def play_matches(
-        self, index: int, until: float, *, passive: bool = False, after_s: float = 0.0
+        self, index: int, until: float, *, passive: bool = False, start_after_s: float = 0.0
     ) -> None:
-        await asyncio.sleep(after_s)
         tokens = (await self.guest(f"p{index}a"), await self.guest(f"p{index}b"))
         clock = {"bank_ms": _TIMEOUT_BANK_MS, "delay_ms": _TIMEOUT_DELAY_MS} if passive else None
         first = not passive
@@ -167,8 +177,17 @@ class Driver:
             try:
                 for token in (*tokens, None):
                     sockets.append(await self.open_ws(match_id, token))
+                start_when = (lambda: self.after_window_opens(start_after_s)) if passive else None
                 seats = [
-                    Player(ws, match_id, self.stats, self.think_ms, self.rng, passive=passive)
+                    Player(
+                        ws,
+                        match_id,
+                        self.stats,
+                        self.think_ms,
+                        self.rng,
+                        passive=passive,
+                        start_when=start_when,
+                    )
                     for ws in sockets[:2]
                 ]
                 done = asyncio.Event()
@@ -208,6 +227,20 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     driver = Driver(base, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
     until = time.perf_counter() + _SETUP_S + load.warmup_s + _SETTLE_S + seconds
+    # Time-outs come one by one over the window, as they would among people; started all at once
+    # they would flag in the same millisecond and measure a burst no real load has. Their matches
+    # are made first, with the others, so that a server at its cap has admitted them too; each
+    # waits for its moment in the window to press Start (the bench server's D3 grace is long
+    # enough not to deal them before).
+    spread_s = max(0.0, seconds - _TIMEOUT_SETTLE_S)
+    passive = [
+        asyncio.create_task(
+            driver.play_matches(
+                matches + i, until, passive=True, start_after_s=i * spread_s / timeouts
+            )
+        )
+        for i in range(timeouts)
+    ]
     tasks = [asyncio.create_task(driver.play_matches(i, until)) for i in range(matches)]
     setup_deadline = time.perf_counter() + _SETUP_S
     while time.perf_counter() < setup_deadline:
@@ -227,15 +260,7 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     cpu_before = cpu_seconds(server_pid)
     stats.window_start = await driver.health()
     stats.window_start_rss_kb = rss_kb(server_pid)
-    # Time-outs come one by one over the window, as they would among people; started all at once
-    # they would flag in the same millisecond and measure a burst no real load has.
-    spread_s = max(0.0, seconds - _TIMEOUT_SETTLE_S)
-    passive = [
-        asyncio.create_task(
-            driver.play_matches(matches + i, until, passive=True, after_s=i * spread_s / timeouts)
-        )
-        for i in range(timeouts)
-    ]
+    driver.window_open.set()
     await asyncio.sleep(seconds)
     stats.measuring = False
     gc.enable()

@@ -12,6 +12,7 @@ import contextlib
 import json
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,7 @@ class Player:
         rng: random.Random,
         *,
         passive: bool = False,
+        start_when: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.ws = ws
         self.match_id = match_id
@@ -90,6 +92,9 @@ class Player:
         self.think_ms = think_ms
         self.rng = rng
         self.passive = passive
+        self.start_when = start_when
+        """A passive seat presses Start only once this returns: its clock is to run out within
+        the window, not as soon as its match is dealt."""
         self.version = -1
         self.pending: asyncio.Task[None] | None = None
         self.done = asyncio.Event()
@@ -158,7 +163,10 @@ class Player:
         version = self.version
         if self.passive:
             if match.get("phase") == "awaiting_deal" and not self._ready(match):
-                self._send({"type": "start", "version": version})
+                if self.start_when is None:
+                    self._send({"type": "start", "version": version})
+                elif self.pending is None:
+                    self.pending = asyncio.get_running_loop().create_task(self._start_when_due())
             return
         if self.pending is not None and not self.pending.done():
             self.pending.cancel()
@@ -170,6 +178,11 @@ class Player:
         if command is not None:
             command["version"] = version
             self.pending = asyncio.get_running_loop().create_task(self._act_later(command))
+
+    async def _start_when_due(self) -> None:
+        assert self.start_when is not None
+        await self.start_when()
+        self._send({"type": "start", "version": self.version})
 
     def _ready(self, match: dict[str, Any]) -> bool:
         audience = match.get("audience")

@@ -83,14 +83,17 @@ def peak_rss_mb(pid: int) -> float:
 
 
 @contextlib.contextmanager
-def serving() -> Iterator[ServerProcess]:
+def serving(grace_s: float | None = None) -> Iterator[ServerProcess]:
     """Start ``specbid serve`` on a free port, wait until it answers, and stop it on exit.
 
     With ``DATABASE_URL`` set the server stores in that database (PostgreSQL); otherwise in a
-    scratch SQLite file that goes away with the run.
+    scratch SQLite file that goes away with the run. ``grace_s`` sets its D3 grace: how long a
+    dealt-out match may wait for its Start presses before the server deals anyway.
     """
     port = _free_port()
     env = {**os.environ, **_ONE_ADDRESS, "SPECBID_PORT": str(port)}
+    if grace_s is not None:
+        env["SPECBID_GRACE_MS"] = str(round(grace_s * 1000))
     with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as data_dir:
         storage = [] if os.environ.get("DATABASE_URL") else ["--data-dir", data_dir]
         process = subprocess.Popen(
