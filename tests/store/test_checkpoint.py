@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 
 from sqlalchemy import text
 
-from spectacular_bid.store.checkpoint import WalCheckpointer
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 
@@ -39,39 +37,3 @@ async def test_commits_never_checkpoint_and_closing_leaves_a_complete_file(
     with sqlite3.connect(path) as plain:
         count = plain.execute("SELECT count(*) FROM match_event").fetchone()[0]
     assert count == 50
-
-
-async def test_a_long_log_is_emptied_while_the_store_runs(sqlite_database: Database) -> None:
-    # PASSIVE checkpoints copy the log but never shrink it; under a steady stream of commits
-    # SQLite never rewinds it either, so past its reset length the checkpointer empties it.
-    engine = sqlite_database.engine()
-    await upgrade_to_head(engine)
-    path = engine.url.database
-    assert path is not None
-    store = SqlStore(engine)
-    await store.start()
-    try:
-        await seed(store, "m1")
-        await store.append([event("m1", v) for v in range(1, 201)])
-        wal = f"{path}-wal"
-        passive_only = WalCheckpointer(path, interval_s=0.01, reset_frames=10**9)
-        passive_only.start()
-        await asyncio.sleep(0.2)
-        await passive_only.stop()
-        assert passive_only.checkpoints > 0
-        assert passive_only.resets == 0
-        assert os.path.getsize(wal) > 0  # copied, never shrunk
-        resetting = WalCheckpointer(path, interval_s=0.01, reset_frames=1)
-        resetting.start()
-        await asyncio.sleep(0.2)
-        await resetting.stop()
-        assert resetting.resets > 0
-        assert os.path.getsize(wal) == 0
-        await store.append([event("m1", v) for v in range(201, 211)])  # the store goes on
-        await passive_only.close()
-        await resetting.close()
-    finally:
-        await store.close()
-    with sqlite3.connect(path) as plain:
-        count = plain.execute("SELECT count(*) FROM match_event").fetchone()[0]
-    assert count == 210
