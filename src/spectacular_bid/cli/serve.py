@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -85,8 +85,6 @@ def run_serve(args: argparse.Namespace) -> int:
 
     from spectacular_bid.store.migrate import SchemaNotAtHeadError
     from spectacular_bid.web.app import check_database, create_app, served
-    from spectacular_bid.web.frame_errors import checking_utf8
-    from spectacular_bid.web.handshake_timeout import protocols
     from spectacular_bid.web.settings import WebSettings
 
     try:
@@ -105,7 +103,6 @@ def run_serve(args: argparse.Namespace) -> int:
         except (OSError, SQLAlchemyError) as exc:
             print(f"error: cannot open the database: {exc}", file=sys.stderr)
             return EXIT_FAILED
-    http_protocol, ws_protocol = protocols(settings.handshake_timeout_s)
     raise_descriptor_limit()
     refusal = _Refusal()
     app.add_middleware(_QuietRefusal, refusal=refusal)
@@ -114,14 +111,7 @@ def run_serve(args: argparse.Namespace) -> int:
             served(app),
             host=settings.host,
             port=settings.port,
-            # uvicorn's httptools and websockets-sansio protocols (the successor to its deprecated
-            # "websockets"), each closing a connection that does not finish arriving in time.
-            http=http_protocol,
-            ws=checking_utf8(ws_protocol),
-            ws_max_size=settings.max_message_bytes,
-            ws_per_message_deflate=False,  # compression costs memory and CPU per socket (§8)
-            ws_ping_interval=settings.ws_ping_interval_s,
-            ws_ping_timeout=settings.ws_ping_timeout_s,
+            **connection_options(settings),
             loop="uvloop",
             lifespan="on",
             log_level=args.log_level,
@@ -133,6 +123,25 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"error: {refusal.error}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def connection_options(settings: WebSettings) -> dict[str, Any]:
+    """uvicorn's settings for each connection, shared with the tests that run a real server in
+    their own process (``tests/live/test_connection_cycles.py``)."""
+    from spectacular_bid.web.frame_errors import checking_utf8
+    from spectacular_bid.web.handshake_timeout import protocols
+
+    http_protocol, ws_protocol = protocols(settings.handshake_timeout_s)
+    return {
+        # uvicorn's httptools and websockets-sansio protocols (the successor to its deprecated
+        # "websockets"), each closing a connection that does not finish arriving in time.
+        "http": http_protocol,
+        "ws": checking_utf8(ws_protocol),
+        "ws_max_size": settings.max_message_bytes,
+        "ws_per_message_deflate": False,  # compression costs memory and CPU per socket (§8)
+        "ws_ping_interval": settings.ws_ping_interval_s,
+        "ws_ping_timeout": settings.ws_ping_timeout_s,
+    }
 
 
 def raise_descriptor_limit() -> int:
