@@ -13,7 +13,7 @@ import gc
 import random
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
@@ -28,6 +28,12 @@ _TIMEOUT_SETTLE_S = 4.0
 WARMUP_S = 5.0
 """Play before the window by default: the matches are dealt and under way."""
 _SETTLE_S = 1.0
+"""The server's loop must have been quiet this long before the window opens."""
+_SETTLE_MAX_S = 30.0
+"""How long the window waits at most for the server's loop to be quiet."""
+_FREEZE_EVERY_S = 10.0
+"""During the warm-up this process collects and freezes its own objects this often, so that each
+of its collections walks seconds of objects, not the whole warm-up's."""
 _SETUP_S = 300
 """How long every match slot may take to connect before the window starts anyway."""
 
@@ -53,7 +59,7 @@ class Load:
 
 def longest_run_s(load: Load) -> float:
     """How long a run can take at most, from its first connection to its window's end."""
-    return _SETUP_S + load.warmup_s + _SETTLE_S + load.seconds + _TIMEOUT_SETTLE_S
+    return _SETUP_S + load.warmup_s + _SETTLE_MAX_S + load.seconds + _TIMEOUT_SETTLE_S
 
 
 class Retry(Exception):  # noqa: N818 - the server's answer, not a failure of the run
@@ -216,6 +222,35 @@ class Driver:
                 return
 
 
+async def _warm_up(seconds: float) -> None:
+    """Play for ``seconds``, collecting this process's garbage in short steps (a collection of
+    a 15-minute soak's warm-up at once paused this process for long enough that the burst of
+    commands after it stalled the server's loop for 200 ms inside the window)."""
+    until = time.perf_counter() + seconds
+    while (left := until - time.perf_counter()) > 0:
+        await asyncio.sleep(min(left, _FREEZE_EVERY_S))
+        gc.collect()
+        gc.freeze()
+
+
+class HealthSource(Protocol):
+    async def health(self) -> dict[str, Any]: ...
+
+
+async def settle(driver: HealthSource) -> None:
+    """Wait until the server's loop has reported no stall for :data:`_SETTLE_S` (at most
+    :data:`_SETTLE_MAX_S`): the window must not open on a pause the instrument caused."""
+    await asyncio.sleep(_SETTLE_S)
+    deadline = time.perf_counter() + _SETTLE_MAX_S
+    while time.perf_counter() < deadline:
+        health = await driver.health()
+        since_ms = health["now_ms"] - _SETTLE_S * 1000
+        # Every pause the server lists is a stall of 20 ms or more (service.admission).
+        if all(p["at_ms"] < since_ms for p in health["pauses"]):
+            return
+        await asyncio.sleep(_SETTLE_S)
+
+
 async def drive(base: str, load: Load, server_pid: int) -> Stats:
     """Connect every match slot, warm up, then measure for ``load.seconds``."""
     # This process is the measuring instrument: its own collector's pauses would be counted as
@@ -226,7 +261,7 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     stats = Stats(idle_rss_kb=rss_kb(server_pid))
     driver = Driver(base, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
-    until = time.perf_counter() + _SETUP_S + load.warmup_s + _SETTLE_S + seconds
+    until = time.perf_counter() + longest_run_s(load) - _TIMEOUT_SETTLE_S
     # Time-outs come one by one over the window, as they would among people; started all at once
     # they would flag in the same millisecond and measure a burst no real load has. Their matches
     # are made first, with the others, so that a server at its cap has admitted them too; each
@@ -247,15 +282,16 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
         if len(stats.connected_slots | stats.refused_slots | stats.failed_slots) >= matches:
             break
         await asyncio.sleep(0.2)
-    await asyncio.sleep(load.warmup_s)
+    await _warm_up(load.warmup_s)
     # The instrument's own pause stays out of the window: a collection of the setup's objects
     # (thousands of sockets) took this process ~170 ms, and every update it read late then
-    # counted as the server's latency at the window's start. So it collects now, freezes what is
-    # left, lets the updates delayed by that pause arrive, and only then measures.
+    # counted as the server's latency at the window's start; the burst of commands it then sent
+    # at once stalled the server's loop too. So it collects now, freezes what is left, and
+    # measures only once the server's loop has been quiet for a while.
     gc.disable()
     gc.collect()
     gc.freeze()
-    await asyncio.sleep(_SETTLE_S)
+    await settle(driver)
     stats.measuring = True
     cpu_before = cpu_seconds(server_pid)
     stats.window_start = await driver.health()
