@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 
 from sqlalchemy import text
 
+from spectacular_bid.store.checkpoint import WalPolicy
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 
@@ -37,3 +39,37 @@ async def test_commits_never_checkpoint_and_closing_leaves_a_complete_file(
     with sqlite3.connect(path) as plain:
         count = plain.execute("SELECT count(*) FROM match_event").fetchone()[0]
     assert count == 50
+
+
+async def test_under_steady_commits_the_log_starts_again_and_stays_bounded(
+    sqlite_database: Database,
+) -> None:
+    """Under a steady stream of commits SQLite never starts its log again by itself (9.1 GB
+    after 70 minutes of 2,000 matches): the writer runs a catch-up checkpoint between two
+    batches once the log is past its limit, and the next commit starts the log again."""
+    engine = sqlite_database.engine()
+    await upgrade_to_head(engine)
+    path = engine.url.database
+    assert path is not None
+    limit = 256 * 1024
+    store = SqlStore(engine, wal=WalPolicy(interval_s=0.02, rewind_bytes=limit))
+    await store.start()
+    checkpointer = store._checkpointer
+    assert checkpointer is not None
+    await seed(store, "m1")
+    largest = 0
+    version = 0
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 3.0
+    while loop.time() < until:  # one commit right after another, as under load
+        await store.append([event("m1", v) for v in range(version + 1, version + 6)])
+        version += 5
+        largest = max(largest, os.path.getsize(f"{path}-wal"))
+    await store.close()
+    written = version * 2 * 4096  # at least two pages a commit of five
+    assert written > 8 * limit, "too few commits to tell a bounded log"
+    assert checkpointer.rewinds >= 2
+    assert largest < 4 * limit
+    with sqlite3.connect(path) as plain:
+        count = plain.execute("SELECT count(*) FROM match_event").fetchone()[0]
+    assert count == version

@@ -272,3 +272,30 @@ async def test_every_acknowledged_append_survives_kill_9(database: Database) -> 
     stored = await SqlStore(database.engine()).events("m1")
     assert len(stored) >= acknowledged
     assert [e.version for e in stored] == list(range(1, len(stored) + 1))
+
+
+async def test_work_asked_for_runs_before_the_next_batch_and_its_failure_stops_no_write(
+    store: SqlStore,
+) -> None:
+    """The WAL's catch-up checkpoint (``store.checkpoint``) runs between two batches, while
+    nothing is written; an idle writer is not woken for it."""
+    await seed(store, "m1")
+    seen: list[int] = []
+
+    async def work() -> None:
+        seen.append(len(await store.events("m1")))
+
+    store.writer.before_next_batch(work)
+    await asyncio.sleep(0.05)
+    assert seen == []
+    await store.append([event("m1", 1)])
+    assert seen == [0]  # it ran before version 1 was written
+
+    async def broken() -> None:
+        raise RuntimeError("a failing checkpoint")
+
+    store.writer.before_next_batch(broken)
+    await store.append([event("m1", 2)])
+    await store.append([event("m1", 3)])
+    assert [e.version for e in await store.events("m1")] == [1, 2, 3]
+    assert seen == [0]

@@ -24,6 +24,7 @@ from sqlalchemy import event, make_url
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from spectacular_bid.store.checkpoint import REWIND_BYTES
 from spectacular_bid.store.models import encode_json
 
 DEFAULT_DATA_DIR: Final = "data"
@@ -142,6 +143,8 @@ def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
             # player's commit: a checkpoint syncs the database file and would be the slowest
             # commit of all.
             cursor.execute("PRAGMA wal_autocheckpoint = 0")
+            # When the log starts again from its beginning, its file is cut back to this.
+            cursor.execute(f"PRAGMA journal_size_limit = {REWIND_BYTES}")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()

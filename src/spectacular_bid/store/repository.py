@@ -28,7 +28,7 @@ from spectacular_bid.service.ports import (
     RoundRecord,
     StorageError,
 )
-from spectacular_bid.store.checkpoint import WalCheckpointer
+from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
 from spectacular_bid.store.models import Match, MatchEvent, Player, Round, datetime_from_ms
 from spectacular_bid.store.records import (
@@ -47,8 +47,11 @@ from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 class SqlStore:
     """A :class:`~spectacular_bid.service.ports.MatchStore` backed by a SQL database."""
 
-    def __init__(self, engine: AsyncEngine, *, owns_engine: bool = False) -> None:
+    def __init__(
+        self, engine: AsyncEngine, *, owns_engine: bool = False, wal: WalPolicy = DEFAULT_WAL
+    ) -> None:
         self.engine = engine
+        self._wal = wal
         self._owns_engine = owns_engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
         self.writer = GroupCommitWriter(engine)
@@ -65,7 +68,9 @@ class SqlStore:
     async def start(self) -> None:
         self.writer.start()
         if self.engine.url.get_backend_name() == "sqlite" and self.engine.url.database:
-            self._checkpointer = WalCheckpointer(self.engine.url.database)
+            self._checkpointer = WalCheckpointer(
+                self.engine.url.database, self._wal, before_next_write=self.writer.before_next_batch
+            )
             self._checkpointer.start()
 
     async def close(self) -> None:

@@ -30,7 +30,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Final
@@ -89,6 +89,7 @@ class GroupCommitWriter:
         self._task: asyncio.Task[None] | None = None
         self._conn: AsyncConnection | None = None
         self._accepting = False
+        self._between: Callable[[], Awaitable[None]] | None = None
         self.batches = 0
         """Transactions committed so far (for tests and the benchmark)."""
 
@@ -120,7 +121,22 @@ class GroupCommitWriter:
         self._queue.put_nowait(Write(parts, what, future))
         await future
 
+    def before_next_batch(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Have ``work`` run before the next batch begins, while nothing is being written (the
+        WAL's catch-up checkpoint, ``store.checkpoint``). An idle writer writes nothing, so it
+        is not woken for it; a later request replaces one not yet run."""
+        self._between = work
+
     # -- the writer task ------------------------------------------------------------------
+
+    async def _run_between(self) -> None:
+        work, self._between = self._between, None
+        if work is None:
+            return
+        try:
+            await work()
+        except Exception:  # the writes must go on whatever it was
+            log.exception("the work run between two batches failed")
 
     async def _run(self) -> None:
         batch: list[Write] = []
@@ -130,6 +146,8 @@ class GroupCommitWriter:
                 first = await self._queue.get()
                 if first is None:
                     break
+                if self._between is not None:
+                    await self._run_between()
                 batch = [first]
                 while len(batch) < self._max_batch and not self._queue.empty():
                     queued = self._queue.get_nowait()
