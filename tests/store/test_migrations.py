@@ -31,7 +31,7 @@ from spectacular_bid.store.models import NAMING_CONVENTION, Base
 
 from .conftest import Database
 
-TABLES = {"player", "match", "round", "match_event"}
+TABLES = {"player", "player_session", "match", "round", "match_event"}
 
 
 async def table_names(engine: AsyncEngine) -> set[str]:
@@ -96,6 +96,7 @@ async def test_constraints_carry_the_naming_convention(engine: AsyncEngine) -> N
     assert reflected == expected
     assert expected["match_event"] == {"pk_match_event", "fk_match_event_match_id_match"}
     assert "uq_player_token_hash" in expected["player"]
+    assert "ix_player_name_key" in expected["player"]
     assert "ix_match_status_ended_at" in expected["match"]
     assert set(NAMING_CONVENTION) == {"ix", "uq", "ck", "fk", "pk"}
 

@@ -4,6 +4,7 @@ before a database is configured."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from spectacular_bid.service.ports import (
     JSON,
@@ -12,6 +13,7 @@ from spectacular_bid.service.ports import (
     MatchStatus,
     PlayerRecord,
     RoundRecord,
+    SessionRecord,
     StorageError,
 )
 
@@ -23,6 +25,7 @@ class InMemoryStore:
         self._matches: dict[str, MatchRecord] = {}
         self._events: dict[str, list[EventRecord]] = {}
         self._rounds: dict[tuple[str, int], RoundRecord] = {}
+        self._sessions: dict[str, SessionRecord] = {}
         self.fail_appends = False
         """Test switch: make every append fail, as a broken database would."""
 
@@ -36,6 +39,60 @@ class InMemoryStore:
 
     async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
         return {i: self._players[i] for i in ids if i in self._players}
+
+    async def player_by_name_key(self, name_key: str) -> PlayerRecord | None:
+        found = [p for p in self._players.values() if p.name_key == name_key]
+        return found[0] if found else None
+
+    async def claim_account(
+        self,
+        player_id: str,
+        name_key: str,
+        password_hash: str,
+        retired_token_hash: str,
+        session: SessionRecord,
+    ) -> None:
+        player = self._players.get(player_id)
+        if player is None or player.is_account:
+            raise StorageError(f"player {player_id} is not a guest")
+        if await self.player_by_name_key(name_key) is not None:
+            raise StorageError(f"the name {name_key!r} is taken")
+        if retired_token_hash in self._by_token or session.token_hash in self._sessions:
+            raise StorageError("that token hash is already stored")
+        del self._by_token[player.token_hash]
+        self._by_token[retired_token_hash] = player_id
+        self._players[player_id] = replace(
+            player,
+            token_hash=retired_token_hash,
+            name_key=name_key,
+            password_hash=password_hash,
+        )
+        self._sessions[session.token_hash] = session
+
+    async def add_session(self, session: SessionRecord) -> None:
+        if session.player_id not in self._players or session.token_hash in self._sessions:
+            raise StorageError(f"session of {session.player_id} refused")
+        self._sessions[session.token_hash] = session
+
+    async def session(self, token_hash: str) -> SessionRecord | None:
+        return self._sessions.get(token_hash)
+
+    async def touch_session(self, token_hash: str, now_ms: int) -> None:
+        session = self._sessions.get(token_hash)
+        if session is not None:
+            self._sessions[token_hash] = replace(session, last_seen_ms=now_ms)
+
+    async def end_sessions(self, player_id: str, keep: str | None = None) -> None:
+        for token_hash, session in list(self._sessions.items()):
+            if session.player_id == player_id and token_hash != keep:
+                del self._sessions[token_hash]
+
+    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
+        player = self._players.get(player_id)
+        if player is None or not player.is_account:
+            raise StorageError(f"player {player_id} is not an account")
+        self._players[player_id] = replace(player, password_hash=password_hash)
+        await self.end_sessions(player_id, keep)
 
     async def save_match(self, match: MatchRecord) -> None:
         self._matches[match.id] = match

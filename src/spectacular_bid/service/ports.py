@@ -49,6 +49,24 @@ class PlayerRecord:
     token_hash: str
     """SHA-256 of the guest's bearer token: the token itself is never stored."""
     created_at_ms: int
+    name_key: str | None = None
+    """An account's name folded for comparison, unique among accounts; None for a guest."""
+    password_hash: str | None = None
+    """An account's password hash; None for a guest."""
+
+    @property
+    def is_account(self) -> bool:
+        return self.password_hash is not None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """One logged-in browser of an account: a hash of its token and when it began and was used."""
+
+    token_hash: str
+    player_id: str
+    created_at_ms: int
+    last_seen_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +133,40 @@ class MatchStore(Protocol):
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...
 
     async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]: ...
+
+    async def player_by_name_key(self, name_key: str) -> PlayerRecord | None:
+        """The account whose folded name is ``name_key``."""
+        ...
+
+    async def claim_account(
+        self,
+        player_id: str,
+        name_key: str,
+        password_hash: str,
+        retired_token_hash: str,
+        session: SessionRecord,
+    ) -> None:
+        """Make a guest an account with ``session`` its first session, together: its guest token
+        is replaced by ``retired_token_hash`` (of a token no one holds), as a login replaces a
+        session's id. :class:`StorageError` and nothing changed if the name is taken or the
+        player is not a guest."""
+        ...
+
+    async def add_session(self, session: SessionRecord) -> None: ...
+
+    async def session(self, token_hash: str) -> SessionRecord | None: ...
+
+    async def touch_session(self, token_hash: str, now_ms: int) -> None:
+        """Record that the session was used at ``now_ms`` (for its idle expiry)."""
+        ...
+
+    async def end_sessions(self, player_id: str, keep: str | None = None) -> None:
+        """End every session of the player but ``keep`` (a token hash)."""
+        ...
+
+    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
+        """Store a new password hash and end every other session (``keep`` stays), together."""
+        ...
 
     async def save_match(self, match: MatchRecord) -> None:
         """Insert or update a match header."""

@@ -5,7 +5,9 @@ for every constraint and index, so that migrations name them the same on SQLite 
 (STYLE rule 5). The schema itself is made only by the Alembic migrations; a test proves that
 these models and the migrations agree.
 
-- ``player``: a guest now, an account later; only a hash of its bearer token is kept.
+- ``player``: a guest, or an account (a unique name and a password hash); only a hash of its
+  bearer token is kept.
+- ``player_session``: an account's logged-in browsers, each a hash of its token.
 - ``match``: a match's header (settings, seats, status, result; an imported one's original id).
 - ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
 - ``match_event``: the append-only log, one row per version of a match.
@@ -89,12 +91,31 @@ class Base(DeclarativeBase):
 
 class Player(Base):
     __tablename__ = "player"
+    __table_args__ = (Index(None, "name_key", unique=True),)
 
     id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     """SHA-256 hex of the bearer token; the token itself is never stored."""
     created_at: Mapped[datetime]
+    name_key: Mapped[str | None] = mapped_column(String(64))
+    """An account's name folded for comparison (NFKC, case-folded): unique among accounts.
+    NULL for a guest, whose name need not be unique."""
+    password_hash: Mapped[str | None] = mapped_column(String(255))
+    """An account's argon2id hash (``service.passwords``); NULL for a guest."""
+
+
+class PlayerSession(Base):
+    """An account's logged-in browser: only the SHA-256 of its token is kept."""
+
+    __tablename__ = "player_session"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), index=True)
+    created_at: Mapped[datetime]
+    """When it began: it ends a fixed time after, however active (absolute expiry)."""
+    last_seen_at: Mapped[datetime]
+    """When it was last used, to the hour: it ends after a while unused (idle expiry)."""
 
 
 class Match(Base):

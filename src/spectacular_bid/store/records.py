@@ -22,11 +22,13 @@ from spectacular_bid.service.ports import (
     MatchStatus,
     PlayerRecord,
     RoundRecord,
+    SessionRecord,
 )
 from spectacular_bid.store.models import (
     Match,
     MatchEvent,
     Player,
+    PlayerSession,
     Round,
     datetime_from_ms,
     encode_json,
@@ -40,11 +42,29 @@ def player_row(player: PlayerRecord) -> dict[str, Any]:
         "name": player.name,
         "token_hash": player.token_hash,
         "created_at": datetime_from_ms(player.created_at_ms),
+        "name_key": player.name_key,
+        "password_hash": player.password_hash,
     }
 
 
 def player_record(row: Player) -> PlayerRecord:
-    return PlayerRecord(row.id, row.name, row.token_hash, ms_from_datetime(row.created_at))
+    return PlayerRecord(
+        row.id,
+        row.name,
+        row.token_hash,
+        ms_from_datetime(row.created_at),
+        row.name_key,
+        row.password_hash,
+    )
+
+
+def session_record(row: PlayerSession) -> SessionRecord:
+    return SessionRecord(
+        row.token_hash,
+        row.player_id,
+        ms_from_datetime(row.created_at),
+        ms_from_datetime(row.last_seen_at),
+    )
 
 
 def match_row(match: MatchRecord) -> dict[str, Any]:

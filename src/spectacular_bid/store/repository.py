@@ -26,11 +26,20 @@ from spectacular_bid.service.ports import (
     MatchStatus,
     PlayerRecord,
     RoundRecord,
+    SessionRecord,
     StorageError,
 )
+from spectacular_bid.store import accounts
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
-from spectacular_bid.store.models import Match, MatchEvent, Player, Round, datetime_from_ms
+from spectacular_bid.store.models import (
+    Match,
+    MatchEvent,
+    Player,
+    PlayerSession,
+    Round,
+    datetime_from_ms,
+)
 from spectacular_bid.store.records import (
     event_record,
     event_values,
@@ -40,6 +49,7 @@ from spectacular_bid.store.records import (
     player_row,
     round_record,
     round_row,
+    session_record,
 )
 from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 
@@ -101,6 +111,33 @@ class SqlStore:
 
     async def save_match(self, match: MatchRecord) -> None:
         await self.writer.write(WriteKind.MATCH, [match_row(match)], f"match {match.id}")
+
+    async def claim_account(
+        self,
+        player_id: str,
+        name_key: str,
+        password_hash: str,
+        retired_token_hash: str,
+        session: SessionRecord,
+    ) -> None:
+        change = accounts.claim(player_id, name_key, password_hash, retired_token_hash, session)
+        await self.writer.write(WriteKind.ACCOUNT, [change], f"the account of {player_id}")
+
+    async def add_session(self, session: SessionRecord) -> None:
+        change = accounts.add_session(session)
+        await self.writer.write(WriteKind.ACCOUNT, [change], f"a session of {session.player_id}")
+
+    async def touch_session(self, token_hash: str, now_ms: int) -> None:
+        change = accounts.touch_session(token_hash, now_ms)
+        await self.writer.write(WriteKind.ACCOUNT, [change], "a session's last use")
+
+    async def end_sessions(self, player_id: str, keep: str | None = None) -> None:
+        change = accounts.end_sessions(player_id, keep)
+        await self.writer.write(WriteKind.ACCOUNT, [change], f"the sessions of {player_id}")
+
+    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
+        change = accounts.set_password(player_id, password_hash, keep)
+        await self.writer.write(WriteKind.ACCOUNT, [change], f"the password of {player_id}")
 
     async def append(
         self,
@@ -174,6 +211,16 @@ class SqlStore:
         async with self._sessions() as session:
             row = await session.scalar(select(Player).where(Player.token_hash == token_hash))
             return None if row is None else player_record(row)
+
+    async def player_by_name_key(self, name_key: str) -> PlayerRecord | None:
+        async with self._sessions() as session:
+            row = await session.scalar(select(Player).where(Player.name_key == name_key))
+            return None if row is None else player_record(row)
+
+    async def session(self, token_hash: str) -> SessionRecord | None:
+        async with self._sessions() as session:
+            row = await session.get(PlayerSession, token_hash)
+            return None if row is None else session_record(row)
 
     async def players(self, ids: Sequence[str]) -> dict[str, PlayerRecord]:
         if not ids:

@@ -7,8 +7,9 @@ once its rows are durable (issue 4, durability order). One writer per database a
 never sees two writers of ours at once, and each transaction begins with ``BEGIN IMMEDIATE``
 (:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked`` cannot surface.
 
-Within a transaction the writes are applied kind by kind — players, then match headers (the
-last save of each match wins), then rounds, then events, then imported matches (each whole) —
+Within a transaction the writes are applied kind by kind — players, then changes to accounts (in
+queue order), then match headers (the last save of each match wins), then rounds, then events,
+then imported matches (each whole) —
 which gives the same final state as their queue order, because only later kinds refer to earlier
 ones (an event needs its match). One write may hold rows of several kinds (a version's events with
 the round row and the match header it changes): they are stored together or not at all.
@@ -56,6 +57,9 @@ class WriteKind(Enum):
     MATCH = "match"
     ROUND = "round"
     EVENTS = "events"
+    ACCOUNT = "account"
+    """Changes to accounts and their sessions (``store.accounts``), each an async function of the
+    connection, applied in queue order right after the players."""
     IMPORT = "import"
     """A whole ended match at once (``SqlStore.import_match``): one dict of players, match,
     rounds and event rows, inserted after every other kind."""
@@ -77,8 +81,9 @@ class Write:
     error: StorageError | None = field(default=None)
 
 
-class _RefusedError(Exception):
-    """A write the store refuses for a reason of its own (not the database's)."""
+class RefusedWriteError(Exception):
+    """A write the store refuses for a reason of its own (not the database's): its caller gets
+    :class:`StorageError`, the batch's other writes are stored."""
 
 
 class GroupCommitWriter:
@@ -220,7 +225,7 @@ class GroupCommitWriter:
                 try:
                     async with conn.begin_nested():
                         await _apply(conn, [write])
-                except (_RefusedError, SQLAlchemyError) as exc:
+                except (RefusedWriteError, SQLAlchemyError) as exc:
                     write.error = _storage_error(write, exc)
 
 
@@ -231,6 +236,8 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
             by_kind[kind].extend(rows)
     if by_kind[WriteKind.PLAYER]:
         await conn.execute(insert(Player), by_kind[WriteKind.PLAYER])
+    for change in by_kind[WriteKind.ACCOUNT]:
+        await change(conn)
     if by_kind[WriteKind.MATCH]:
         last_of_each = {row["id"]: row for row in by_kind[WriteKind.MATCH]}
         await conn.execute(_upsert_match(conn.dialect.name), list(last_of_each.values()))
@@ -289,7 +296,7 @@ async def _save_round(conn: AsyncConnection, row: dict[str, Any]) -> None:
         await conn.execute(insert(Round), [row])
         return
     if stored != row["commitment"]:
-        raise _RefusedError(f"it is committed to {stored}, not {row['commitment']}")
+        raise RefusedWriteError(f"it is committed to {stored}, not {row['commitment']}")
     changes = {key: row[key] for key in ("salt", "deck") if row[key] is not None}
     if changes:
         await conn.execute(update(Round).where(*where).values(changes))
