@@ -91,3 +91,17 @@ async def test_a_guest_has_no_password_to_change(any_store: MatchStore) -> None:
     with pytest.raises(StorageError):
         await any_store.set_password(bob.id, ARGON, keep=None)
     assert await any_store.players([bob.id]) == {bob.id: bob}
+
+
+async def test_a_rehash_keeps_the_sessions_and_a_logout_ends_one(any_store: MatchStore) -> None:
+    ann = player("ann")
+    await any_store.add_player(ann)
+    await any_store.claim_account(ann.id, "ann", ARGON, RETIRED, session("s1"))
+    await any_store.add_session(session("s2"))
+    await any_store.set_password(ann.id, ARGON + "y", keep=None, end_others=False)
+    assert await any_store.session(session("s1").token_hash) is not None
+    assert await any_store.session(session("s2").token_hash) is not None
+    await any_store.end_session(session("s1").token_hash)
+    await any_store.end_session(session("no-such").token_hash)
+    assert await any_store.session(session("s1").token_hash) is None
+    assert await any_store.session(session("s2").token_hash) is not None

@@ -52,6 +52,11 @@ class Guests:
         self._cache[digest] = player
         return player, token
 
+    def forget(self, digest: str) -> None:
+        """Stop answering for a token hash the store no longer holds (a guest become an
+        account)."""
+        self._cache.pop(digest, None)
+
     async def resolve(self, token: str | None) -> Player | None:
         """The guest a token belongs to, or None for a missing or unknown token."""
         if not token or len(token) > 128:

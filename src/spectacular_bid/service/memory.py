@@ -87,12 +87,18 @@ class InMemoryStore:
             if session.player_id == player_id and token_hash != keep:
                 del self._sessions[token_hash]
 
-    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
+    async def end_session(self, token_hash: str) -> None:
+        self._sessions.pop(token_hash, None)
+
+    async def set_password(
+        self, player_id: str, password_hash: str, keep: str | None, *, end_others: bool = True
+    ) -> None:
         player = self._players.get(player_id)
         if player is None or not player.is_account:
             raise StorageError(f"player {player_id} is not an account")
         self._players[player_id] = replace(player, password_hash=password_hash)
-        await self.end_sessions(player_id, keep)
+        if end_others:
+            await self.end_sessions(player_id, keep)
 
     async def save_match(self, match: MatchRecord) -> None:
         self._matches[match.id] = match

@@ -14,6 +14,7 @@ time taken does not tell whether the name exists.
 from __future__ import annotations
 
 import asyncio
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,9 @@ PASSWORD_MIN: Final = 8
 """NIST SP 800-63B's minimum for a password a person chose; no rules of composition."""
 PASSWORD_MAX: Final = 256
 """Enough for any passphrase or generated password, and a bound on the work one request buys."""
+NEW_PASSWORD_PATTERN: Final = r"^[^\x00-\x1f\x7f-\x9f]*$"
+"""No control characters (Unicode category Cc), as a schema pattern."""
+CONTROL: Final = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 CONCURRENT: Final = 2
 """Hashes at once: each is a core and 64 MiB while it runs."""
 WAITING: Final = 16
@@ -52,15 +56,15 @@ class PasswordRuleError(ValueError):
 
 
 def checked_password(password: str) -> str:
-    """``password`` as it is hashed (NFC), or raise :class:`PasswordRuleError` with the reason."""
-    normal = unicodedata.normalize("NFC", password)
-    if len(normal) < PASSWORD_MIN:
+    """``password`` as it is hashed (NFC), or raise :class:`PasswordRuleError` with the reason.
+    The rules apply to what was typed, so that the API's schema states them exactly."""
+    if len(password) < PASSWORD_MIN:
         raise PasswordRuleError(f"a password has at least {PASSWORD_MIN} characters")
-    if len(normal) > PASSWORD_MAX:
+    if len(password) > PASSWORD_MAX:
         raise PasswordRuleError(f"a password has at most {PASSWORD_MAX} characters")
-    if any(unicodedata.category(c) == "Cc" for c in normal):
+    if CONTROL.search(password):
         raise PasswordRuleError("a password may not contain control characters")
-    return normal
+    return unicodedata.normalize("NFC", password)
 
 
 @dataclass(frozen=True, slots=True)

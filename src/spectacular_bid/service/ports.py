@@ -160,12 +160,19 @@ class MatchStore(Protocol):
         """Record that the session was used at ``now_ms`` (for its idle expiry)."""
         ...
 
+    async def end_session(self, token_hash: str) -> None:
+        """End one session (a logout); nothing if there is none."""
+        ...
+
     async def end_sessions(self, player_id: str, keep: str | None = None) -> None:
         """End every session of the player but ``keep`` (a token hash)."""
         ...
 
-    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
-        """Store a new password hash and end every other session (``keep`` stays), together."""
+    async def set_password(
+        self, player_id: str, password_hash: str, keep: str | None, *, end_others: bool = True
+    ) -> None:
+        """Store a new password hash and end every other session (``keep`` stays), together;
+        with ``end_others`` false (the same password rehashed) the sessions stay."""
         ...
 
     async def save_match(self, match: MatchRecord) -> None:

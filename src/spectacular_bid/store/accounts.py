@@ -73,8 +73,15 @@ def end_sessions(player_id: str, keep: str | None) -> Change:
     return change
 
 
-def set_password(player_id: str, password_hash: str, keep: str | None) -> Change:
-    ended = end_sessions(player_id, keep)
+def end_session(token_hash: str) -> Change:
+    async def change(conn: AsyncConnection) -> None:
+        await conn.execute(delete(PlayerSession).where(PlayerSession.token_hash == token_hash))
+
+    return change
+
+
+def set_password(player_id: str, password_hash: str, keep: str | None, end_others: bool) -> Change:
+    ended = end_sessions(player_id, keep) if end_others else None
 
     async def change(conn: AsyncConnection) -> None:
         changed = await conn.execute(
@@ -84,6 +91,7 @@ def set_password(player_id: str, password_hash: str, keep: str | None) -> Change
         )
         if changed.rowcount != 1:
             raise RefusedWriteError(f"player {player_id} is not an account")
-        await ended(conn)
+        if ended is not None:
+            await ended(conn)
 
     return change

@@ -135,8 +135,14 @@ class SqlStore:
         change = accounts.end_sessions(player_id, keep)
         await self.writer.write(WriteKind.ACCOUNT, [change], f"the sessions of {player_id}")
 
-    async def set_password(self, player_id: str, password_hash: str, keep: str | None) -> None:
-        change = accounts.set_password(player_id, password_hash, keep)
+    async def end_session(self, token_hash: str) -> None:
+        change = accounts.end_session(token_hash)
+        await self.writer.write(WriteKind.ACCOUNT, [change], "a logout")
+
+    async def set_password(
+        self, player_id: str, password_hash: str, keep: str | None, *, end_others: bool = True
+    ) -> None:
+        change = accounts.set_password(player_id, password_hash, keep, end_others)
         await self.writer.write(WriteKind.ACCOUNT, [change], f"the password of {player_id}")
 
     async def append(

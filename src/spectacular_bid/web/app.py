@@ -20,7 +20,9 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp
 
+from spectacular_bid.service.accounts import Accounts
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.passwords import Passwords
 from spectacular_bid.service.ports import MatchStore
 from spectacular_bid.store.database_lock import lock_database
 from spectacular_bid.store.engine import create_engine, create_folder, resolve_url, sqlite_path
@@ -29,9 +31,10 @@ from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
 from spectacular_bid.web.busy_gate import BusyGate
 from spectacular_bid.web.collector import Collector
+from spectacular_bid.web.csrf import OriginCheck
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
-from spectacular_bid.web.routes import health, lobby, matches, replays, session
+from spectacular_bid.web.routes import accounts, health, lobby, matches, replays, session
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.security_headers import SecurityHeaders
 from spectacular_bid.web.settings import WebSettings
@@ -87,6 +90,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.service = service
+    app.state.accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
     app.state.rooms = rooms
     app.state.collector = collector
     app.state.http_limits = HttpLimits(settings)
@@ -95,6 +99,7 @@ def create_app(
     install_routes(app, settings.static_folder())
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
+    app.add_middleware(OriginCheck)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
     return app
 
@@ -112,6 +117,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     never shadow the API.
     """
     app.include_router(session.router)
+    app.include_router(accounts.router)
     app.include_router(matches.router)
     app.include_router(replays.router)
     app.include_router(lobby.router)

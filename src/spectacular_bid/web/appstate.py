@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from spectacular_bid.service.accounts import Accounts
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.settings import WebSettings
@@ -17,6 +18,12 @@ def service_of(conn: HTTPConnection) -> MatchService:
     service = conn.app.state.service
     assert isinstance(service, MatchService), "create_app() puts the MatchService on app.state"
     return service
+
+
+def accounts_of(conn: HTTPConnection) -> Accounts:
+    accounts = conn.app.state.accounts
+    assert isinstance(accounts, Accounts), "create_app() puts the Accounts on app.state"
+    return accounts
 
 
 def settings_of(conn: HTTPConnection) -> WebSettings:
@@ -32,5 +39,6 @@ def rooms_of(conn: HTTPConnection) -> Rooms:
 
 
 Service = Annotated[MatchService, Depends(service_of)]
+AccountsDep = Annotated[Accounts, Depends(accounts_of)]
 Settings = Annotated[WebSettings, Depends(settings_of)]
 RoomsDep = Annotated[Rooms, Depends(rooms_of)]

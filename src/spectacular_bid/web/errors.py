@@ -30,6 +30,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.HANDOVER_PENDING: 409,
     ErrorCode.STORAGE_FAILED: 503,
     ErrorCode.SEAT_TAKEN: 409,
+    ErrorCode.NAME_TAKEN: 409,
+    ErrorCode.FOREIGN_ORIGIN: 403,
     ErrorCode.BAD_MESSAGE: 422,
     ErrorCode.UNKNOWN_TYPE: 422,
     ErrorCode.TOO_LARGE: 413,

@@ -1,5 +1,5 @@
 """HTTP rate limits (issue 10 item 4): new guests per client address; new matches and joins per
-client address and per guest.
+client address and per guest; password checks per address and per account name (issue 11).
 
 One guest per request is the cheapest thing to ask for and a row in the database each time, so a
 script from one address could fill the players table (1,000 guests in 2.4 s) and then the lobby.
@@ -37,6 +37,12 @@ MAX_KEYS: Final = 10_000
 """Buckets kept per limit at most (a few hundred bytes each)."""
 IPV6_PREFIX: Final = 64
 """An IPv6 client counts by its network of this many bits."""
+
+LOGINS_PER_MINUTE: Final = 10
+LOGINS_PER_MINUTE_PER_NAME: Final = 5
+"""Password checks an account name gets a minute, from anywhere: guessing a password is slow
+work, and each check costs the server a hash (``service.passwords``)."""
+LOGINS_BURST: Final = 10
 
 
 class KeyedLimit:
@@ -104,6 +110,10 @@ class HttpLimits:
         self.matches_by_guest = KeyedLimit(*matches)
         self.joins_by_address = KeyedLimit(*joins)
         self.joins_by_guest = KeyedLimit(*joins)
+        self.logins_by_address = KeyedLimit(LOGINS_PER_MINUTE, LOGINS_BURST, max_keys)
+        self.logins_by_name = KeyedLimit(
+            LOGINS_PER_MINUTE_PER_NAME, LOGINS_PER_MINUTE_PER_NAME, max_keys
+        )
 
 
 def admit(what: str, now_ms: int, *limits: tuple[KeyedLimit, str, str]) -> None:
@@ -181,3 +191,14 @@ MatchLimit = Annotated[None, Depends(limit_matches)]
 """POST /api/matches: ``matches_per_minute`` and ``matches_burst`` per address and per guest."""
 JoinLimit = Annotated[None, Depends(limit_joins)]
 """POST /api/matches/{id}/join: ``joins_per_minute`` and ``joins_burst`` per address and guest."""
+
+
+def limit_logins(conn: HTTPConnection, service: Service, limits: Limits, name: str) -> None:
+    """Called by the route with the name tried: a name counts whether or not it is an account,
+    so the limit does not tell which names are."""
+    admit(
+        "logins",
+        service.now_ms(),
+        _by_address(conn, limits.logins_by_address),
+        (limits.logins_by_name, name.casefold(), "that name"),
+    )

@@ -1,4 +1,5 @@
-"""Who is calling: a guest's bearer token from ``Authorization``, ``?token=`` or the cookie.
+"""Who is calling: a guest's or an account session's bearer token from ``Authorization``,
+``?token=`` or the cookie.
 
 A seat belongs to the token that took it (issue 3 §3): the service compares players, and the web
 layer's only job is to find the player behind a request. A missing or unknown token is simply
@@ -14,7 +15,7 @@ from starlette.requests import HTTPConnection
 
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.appstate import accounts_of, service_of
 
 COOKIE: Final = "specbid_token"
 COOKIE_MAX_AGE_S: Final = 365 * 24 * 3600
@@ -31,8 +32,15 @@ def token_of(conn: HTTPConnection) -> str | None:
     return conn.cookies.get(COOKIE) or None
 
 
-async def optional_player(conn: HTTPConnection, service: Service) -> Player | None:
-    return await service.guests.resolve(token_of(conn))
+async def player_of(conn: HTTPConnection) -> Player | None:
+    """The guest, or the logged-in account, behind the connection's token; None for nobody."""
+    token = token_of(conn)
+    guest = await service_of(conn).guests.resolve(token)
+    return guest if guest is not None else await accounts_of(conn).resolve(token)
+
+
+async def optional_player(conn: HTTPConnection) -> Player | None:
+    return await player_of(conn)
 
 
 async def required_player(player: Annotated[Player | None, Depends(optional_player)]) -> Player:
@@ -47,6 +55,10 @@ Caller = Annotated[Player | None, Depends(optional_player)]
 """The player behind the request, or None for an anonymous spectator."""
 CurrentPlayer = Annotated[Player, Depends(required_player)]
 """The player behind the request; 401 without a valid token."""
+
+
+def clear_token_cookie(response: Response, *, secure: bool) -> None:
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=secure)
 
 
 def set_token_cookie(response: Response, token: str, *, secure: bool) -> None:

@@ -42,7 +42,7 @@ from spectacular_bid.web.frame_decode import (
     client_id_of,
     decode_client_text,
 )
-from spectacular_bid.web.identity import token_of
+from spectacular_bid.web.identity import player_of
 from spectacular_bid.web.messages import (
     ClientPing,
     ack_text,
@@ -106,7 +106,7 @@ async def match_socket(websocket: WebSocket, match_id: str) -> None:
     ):
         await websocket.close(CLOSE_POLICY, "foreign origin")
         return
-    player = await service.guests.resolve(token_of(websocket))
+    player = await player_of(websocket)
     await websocket.accept()
     caps = caps_of(websocket)
     address = websocket.client.host if websocket.client is not None else None
