@@ -97,11 +97,16 @@ def create_app(
     app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)
     errors.install(app)
     install_routes(app, settings.static_folder())
+    install_middleware(app)
+    return app
+
+
+def install_middleware(app: FastAPI) -> None:
+    """Innermost first: the busy gate, the Origin check, then the headers every page gets."""
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
     app.add_middleware(OriginCheck)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
-    return app
 
 
 def served(app: FastAPI) -> ASGIApp:
