@@ -32,6 +32,13 @@ async def login(client: httpx.AsyncClient, name: str, password: str) -> httpx.Re
     return response
 
 
+async def new_password(
+    client: httpx.AsyncClient, token: str, current: str, password: str
+) -> httpx.Response:
+    body = {"current": current, "password": password}
+    return await client.post("/api/account/password", json=body, headers=bearer(token))
+
+
 async def test_a_guest_claims_its_name_and_keeps_its_identity(client: httpx.AsyncClient) -> None:
     guest_token = await guest(client, "Ann")
     before = (await client.get("/api/session", headers=bearer(guest_token))).json()["player"]
@@ -75,18 +82,10 @@ async def test_logging_in_elsewhere_and_out(client: httpx.AsyncClient) -> None:
 async def test_a_new_password_ends_every_other_session(client: httpx.AsyncClient) -> None:
     first = await account(client, "Ann")
     second = (await login(client, "Ann", "correct horse")).json()["token"]
-    wrong = await client.post(
-        "/api/account/password",
-        json={"current": "wrong horse", "password": "battery staple"},
-        headers=bearer(first),
-    )
+    wrong = await new_password(client, first, "wrong horse", "battery staple")
     assert wrong.status_code == 401
     assert await who(client, second) == "Ann"
-    changed = await client.post(
-        "/api/account/password",
-        json={"current": "correct horse", "password": "battery staple"},
-        headers=bearer(first),
-    )
+    changed = await new_password(client, first, "correct horse", "battery staple")
     assert changed.status_code == 204
     assert await who(client, first) == "Ann"
     assert await who(client, second) == 401
