@@ -242,12 +242,14 @@ class MatchSocket:
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(sender, return_exceptions=True)
         if sender.done() and not sender.cancelled():
-            try:
+            # exception(), not result(): raised here, the error's traceback would take in this
+            # frame, which holds the sender task, which holds the error: a reference cycle that
+            # kept the whole socket, for ever once frozen under load (web.collector).
+            error = sender.exception()
+            if error is None:
                 close = sender.result() or close
-            except WebSocketDisconnect:
-                pass  # the client is gone
-            except Exception:
-                log.exception("match %s: socket failed", self.actor.id)
+            elif not isinstance(error, WebSocketDisconnect):  # else the client is gone
+                log.error("match %s: socket failed", self.actor.id, exc_info=error)
                 close = (CLOSE_INTERNAL, "internal error")
         if close is not None and self.websocket.application_state is WebSocketState.CONNECTED:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
