@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response, status
 from pydantic import Field
 
-from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
+from spectacular_bid.service.guests import NAME_MAX
 from spectacular_bid.service.passwords import (
     NEW_PASSWORD_PATTERN,
     PASSWORD_MAX,
@@ -109,10 +109,7 @@ async def login(
     """A new session of an account, in this browser. 401 alike for a wrong password and a name
     without an account; 429 past 10 tries a minute from one address or 5 at one name."""
     limit_logins(request, service, limits, body.name)
-    try:
-        player, token = await accounts.login(body.name, body.password)
-    except DisplayNameError:
-        raise Rejection(ErrorCode.UNAUTHORIZED, "wrong name or password") from None
+    player, token = await accounts.login(body.name, body.password)
     set_token_cookie(response, token, secure=request.url.scheme == "https")
     return LoggedIn(player=PlayerOut(id=player.id, name=player.name), token=token)
 
