@@ -17,7 +17,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Final
 
 from spectacular_bid.clock import ClockSettings
@@ -28,6 +28,7 @@ from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
+from spectacular_bid.service.listings import EndedMatch, MatchSummary
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -35,7 +36,6 @@ from spectacular_bid.service.ports import (
     MatchStatus,
     MatchStore,
     Player,
-    PlayerRecord,
 )
 from spectacular_bid.service.record_document import (
     ENDED,
@@ -57,19 +57,6 @@ FINISHED_TTL_MS: Final = 300_000
 """How long a finished actor stays in memory after its match ended (its sockets stay open)."""
 FINISHED_CACHE: Final = 256
 """How many ended matches rebuilt from the store are kept, least recently read dropped first."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchSummary:
-    """A lobby line: enough to list a match without its state."""
-
-    id: str
-    mode: str
-    status: str
-    first: str | None
-    second: str | None
-    round_number: int
-    created_at_ms: int
 
 
 class MatchService:
@@ -289,6 +276,8 @@ class MatchService:
                     second=second.name if second else None,
                     round_number=state.match.round_number,
                     created_at_ms=actor.created_wall_ms,
+                    bank_ms=state.settings.clock.bank_ms,
+                    delay_ms=state.settings.clock.delay_ms,
                 )
             )
         out.sort(key=lambda s: s.created_at_ms, reverse=True)
@@ -356,45 +345,3 @@ def _parse_and_verify(data: object) -> tuple[MatchDocument, Verified]:
     document = parse_document(data)
     check_importable(document)
     return document, verify(document)
-
-
-@dataclass(frozen=True, slots=True)
-class EndedMatch:
-    """A line of the list of ended matches."""
-
-    id: str
-    mode: str
-    status: str
-    first: str | None
-    second: str | None
-    winner: str | None
-    reason: str | None
-    rated: bool
-    imported: bool
-    created_at_ms: int
-    ended_at_ms: int
-
-    @property
-    def cursor(self) -> tuple[int, str]:
-        return self.ended_at_ms, self.id
-
-    @classmethod
-    def of(cls, header: MatchRecord, players: dict[str, PlayerRecord]) -> EndedMatch:
-        def name(player_id: str | None) -> str | None:
-            record = players.get(player_id) if player_id is not None else None
-            return record.name if record is not None else None
-
-        settings = header.settings if isinstance(header.settings, dict) else {}
-        return cls(
-            id=header.id,
-            mode=header.mode.value,
-            status=header.status.value,
-            first=name(header.first_player),
-            second=name(header.second_player),
-            winner=header.winner,
-            reason=header.reason,
-            rated=header.rated,
-            imported=bool(settings.get("imported", False)),
-            created_at_ms=header.created_at_ms,
-            ended_at_ms=header.ended_at_ms or 0,
-        )

@@ -6,7 +6,7 @@ from typing import Final
 
 from fastapi import APIRouter
 
-from spectacular_bid.service.matches import MatchSummary
+from spectacular_bid.service.listings import MatchSummary
 from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.notation import WireModel
@@ -30,6 +30,10 @@ class LobbyMatch(WireModel):
     spectators: int
     created_at_ms: int
     """Wall-clock ms since the Unix epoch."""
+    bank_ms: int
+    """The match's bank per seat (R7.1)."""
+    delay_ms: int
+    """The match's delay per decision (R7.2)."""
 
 
 class Lobby(WireModel):
@@ -51,6 +55,8 @@ def _lines(summaries: list[MatchSummary], rooms: Rooms) -> list[LobbyMatch]:
             round_number=s.round_number,
             spectators=rooms.spectators(s.id),
             created_at_ms=s.created_at_ms,
+            bank_ms=s.bank_ms,
+            delay_ms=s.delay_ms,
         )
         for s in summaries[:LIST_LIMIT]
     ]

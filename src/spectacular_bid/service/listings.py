@@ -1,0 +1,68 @@
+"""The lines that list matches: a live one (the lobby) and an ended one (the archive).
+
+Each is what a list needs and nothing of the match's state, so a list never holds a match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spectacular_bid.service.ports import MatchRecord, PlayerRecord
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """A lobby line: enough to list a match without its state."""
+
+    id: str
+    mode: str
+    status: str
+    first: str | None
+    second: str | None
+    round_number: int
+    created_at_ms: int
+    bank_ms: int
+    """The match's time control (R7.1, R7.2), which the lobby shows with each challenge."""
+    delay_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndedMatch:
+    """A line of the list of ended matches."""
+
+    id: str
+    mode: str
+    status: str
+    first: str | None
+    second: str | None
+    winner: str | None
+    reason: str | None
+    rated: bool
+    imported: bool
+    created_at_ms: int
+    ended_at_ms: int
+
+    @property
+    def cursor(self) -> tuple[int, str]:
+        return self.ended_at_ms, self.id
+
+    @classmethod
+    def of(cls, header: MatchRecord, players: dict[str, PlayerRecord]) -> EndedMatch:
+        def name(player_id: str | None) -> str | None:
+            record = players.get(player_id) if player_id is not None else None
+            return record.name if record is not None else None
+
+        settings = header.settings if isinstance(header.settings, dict) else {}
+        return cls(
+            id=header.id,
+            mode=header.mode.value,
+            status=header.status.value,
+            first=name(header.first_player),
+            second=name(header.second_player),
+            winner=header.winner,
+            reason=header.reason,
+            rated=header.rated,
+            imported=bool(settings.get("imported", False)),
+            created_at_ms=header.created_at_ms,
+            ended_at_ms=header.ended_at_ms or 0,
+        )
