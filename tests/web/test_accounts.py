@@ -47,9 +47,12 @@ async def test_a_guest_claims_its_name_and_keeps_its_identity(client: httpx.Asyn
     )
     assert response.status_code == 201
     body = response.json()
-    assert body["player"] == before  # the same player: its matches stay its own
+    assert before["account"] is False
+    assert body["player"] == {**before, "account": True}  # the same player: its matches too
     assert "specbid_token" in response.cookies
     assert await who(client, body["token"]) == "Ann"
+    after = await client.get("/api/session", headers=bearer(body["token"]))
+    assert after.json()["player"] == body["player"]
     assert await who(client, guest_token) == 401  # a login replaces the token
     assert await new_match(client, body["token"])  # an account plays as the guest did
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import secrets
 import unicodedata
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Final
 
 from spectacular_bid.service.guests import Guests, clean_name, token_hash
@@ -74,7 +75,7 @@ class Accounts:
                 raise _taken(player.name) from None
             raise
         self._guests.forget(found.token_hash)
-        self._sessions[session.token_hash] = (player, session)
+        self._sessions[session.token_hash] = (replace(player, account=True), session)
         return token
 
     async def login(self, name: str, password: str) -> tuple[Player, str]:
@@ -92,7 +93,7 @@ class Accounts:
             raise Rejection(ErrorCode.UNAUTHORIZED, WRONG_LOGIN)
         if checked.rehashed is not None:
             await self._store.set_password(record.id, checked.rehashed, None, end_others=False)
-        player = Player(record.id, record.name)
+        player = Player(record.id, record.name, account=True)
         token, session = self._new_session(record.id)
         await self._store.add_session(session)
         self._sessions[session.token_hash] = (player, session)
@@ -130,7 +131,7 @@ class Accounts:
             record = (await self._store.players([session.player_id])).get(session.player_id)
             if record is None:
                 return None
-            cached = (Player(record.id, record.name), session)
+            cached = (Player(record.id, record.name, account=True), session)
         player, session = cached
         now_ms = self._wall_ms()
         if now_ms - session.last_seen_ms > IDLE_MS or now_ms - session.created_at_ms > ABSOLUTE_MS:

@@ -36,10 +36,15 @@ class MatchStatus(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """Who holds a seat or watches: an id and the display name (a guest, for now)."""
+    """Who holds a seat or watches: an id, the display name, and whether it is an account.
+
+    ``account`` is as it was when the player took a seat: a match is rated only between two
+    accounts (issue 11 item 2), and a guest who makes an account later does not make its earlier
+    matches rated."""
 
     id: str
     name: str
+    account: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,7 +85,7 @@ async def create_account(
     except PasswordRuleError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, str(exc)) from None
     set_token_cookie(response, token, secure=request.url.scheme == "https")
-    return LoggedIn(player=PlayerOut(id=player.id, name=player.name), token=token)
+    return LoggedIn(player=PlayerOut(id=player.id, name=player.name, account=True), token=token)
 
 
 @router.post(
@@ -111,7 +111,7 @@ async def login(
     limit_logins(request, service, limits, body.name)
     player, token = await accounts.login(body.name, body.password)
     set_token_cookie(response, token, secure=request.url.scheme == "https")
-    return LoggedIn(player=PlayerOut(id=player.id, name=player.name), token=token)
+    return LoggedIn(player=PlayerOut.of(player), token=token)
 
 
 @router.post(

@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request, Response, status
 from pydantic import Field
 
 from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
+from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
@@ -24,6 +25,12 @@ class SessionRequest(WireModel):
 class PlayerOut(WireModel):
     id: str
     name: str
+    account: bool
+    """True for an account (it logs in with a password), false for a guest."""
+
+    @classmethod
+    def of(cls, player: Player) -> PlayerOut:
+        return cls(id=player.id, name=player.name, account=player.account)
 
 
 class SessionCreated(WireModel):
@@ -52,10 +59,10 @@ async def create_session(
     except DisplayNameError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, str(exc)) from None
     set_token_cookie(response, token, secure=request.url.scheme == "https")
-    return SessionCreated(player=PlayerOut(id=player.id, name=player.name), token=token)
+    return SessionCreated(player=PlayerOut.of(player), token=token)
 
 
 @router.get("", response_model=SessionOut, responses=responses(ErrorCode.UNAUTHORIZED))
 async def read_session(player: CurrentPlayer) -> SessionOut:
     """The caller's guest identity, from the bearer header or the cookie."""
-    return SessionOut(player=PlayerOut(id=player.id, name=player.name))
+    return SessionOut(player=PlayerOut.of(player))
