@@ -31,7 +31,7 @@ from spectacular_bid.store.models import NAMING_CONVENTION, Base
 
 from .conftest import Database
 
-TABLES = {"player", "player_session", "match", "round", "match_event"}
+TABLES = {"player", "player_session", "match", "round", "match_event", "rating_change"}
 
 
 async def table_names(engine: AsyncEngine) -> set[str]:
@@ -98,6 +98,15 @@ async def test_constraints_carry_the_naming_convention(engine: AsyncEngine) -> N
     assert "uq_player_token_hash" in expected["player"]
     assert "ix_player_name_key" in expected["player"]
     assert "ix_match_status_ended_at" in expected["match"]
+    assert {"ix_match_first_player_id_ended_at", "ix_match_second_player_id_ended_at"} <= (
+        expected["match"]
+    )
+    assert expected["rating_change"] == {
+        "pk_rating_change",
+        "fk_rating_change_match_id_match",
+        "fk_rating_change_player_id_player",
+        "ix_rating_change_player_id_at",
+    }
     assert set(NAMING_CONVENTION) == {"ix", "uq", "ck", "fk", "pk"}
 
 

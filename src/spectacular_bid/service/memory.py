@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from spectacular_bid.service.match_ratings import rate
 from spectacular_bid.service.ports import (
     JSON,
     EventRecord,
     MatchRecord,
     MatchStatus,
     PlayerRecord,
+    RatedResult,
+    RatingChange,
     RoundRecord,
     SessionRecord,
     StorageError,
@@ -26,6 +29,7 @@ class InMemoryStore:
         self._events: dict[str, list[EventRecord]] = {}
         self._rounds: dict[tuple[str, int], RoundRecord] = {}
         self._sessions: dict[str, SessionRecord] = {}
+        self._rating_changes: list[RatingChange] = []
         self.fail_appends = False
         """Test switch: make every append fail, as a broken database would."""
 
@@ -109,6 +113,7 @@ class InMemoryStore:
         *,
         rounds: Sequence[RoundRecord] = (),
         match: MatchRecord | None = None,
+        rated: RatedResult | None = None,
     ) -> None:
         if self.fail_appends:
             raise StorageError("the store refuses writes (fail_appends is set)")
@@ -123,12 +128,34 @@ class InMemoryStore:
                 )
             last[record.match_id] = record.version
         saved = [self._round_saved(r) for r in rounds]
+        changes = () if rated is None or not records else self._rated(rated, match)
         for record in records:
             self._events.setdefault(record.match_id, []).append(record)
         for round_ in saved:
             self._rounds[(round_.match_id, round_.number)] = round_
         if match is not None:
             self._matches[match.id] = match
+        for change in changes:
+            player = self._players[change.player_id]
+            self._players[player.id] = replace(
+                player, rating=change.after, rated_at_ms=change.at_ms
+            )
+            self._rating_changes.append(change)
+
+    def _rated(self, rated: RatedResult, match: MatchRecord | None) -> tuple[RatingChange, ...]:
+        """What ``rated`` changes, from the players' stored ratings; refused as the database
+        refuses it: an unknown match or player, a player against itself, a match rated twice."""
+        first = self._players.get(rated.first_player)
+        second = self._players.get(rated.second_player)
+        if first is None or second is None:
+            raise StorageError(f"match {rated.match_id} rates a player who is not stored")
+        if first.id == second.id:
+            raise StorageError(f"match {rated.match_id} rates {first.id} against itself")
+        if rated.match_id not in self._matches and (match is None or match.id != rated.match_id):
+            raise StorageError(f"match {rated.match_id} is not stored")
+        if rated.match_id in {c.match_id for c in self._rating_changes}:
+            raise StorageError(f"match {rated.match_id} is already rated")
+        return rate(rated, (first.rating, first.rated_at_ms), (second.rating, second.rated_at_ms))
 
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
         return [r for r in self._events.get(match_id, []) if r.version > since_version]
@@ -179,6 +206,7 @@ class InMemoryStore:
         statuses: Sequence[MatchStatus],
         limit: int,
         before: tuple[int, str] | None = None,
+        player: str | None = None,
     ) -> list[MatchRecord]:
         found = [
             m
@@ -186,9 +214,28 @@ class InMemoryStore:
             if m.status in statuses
             and m.ended_at_ms is not None
             and (before is None or (m.ended_at_ms, m.id) < before)
+            and (player is None or player in (m.first_player, m.second_player))
         ]
         found.sort(key=lambda m: (m.ended_at_ms or 0, m.id), reverse=True)
         return found[:limit]
+
+    async def results(self, player_id: str) -> tuple[int, int]:
+        wins = losses = 0
+        for m in self._matches.values():
+            if m.status is not MatchStatus.FINISHED or m.winner not in ("first", "second"):
+                continue
+            if m.first_player == m.second_player:
+                continue  # a shared-device match: the player beat no one
+            seats = (m.first_player, m.second_player)
+            won, lost = seats if m.winner == "first" else seats[::-1]
+            wins += won == player_id
+            losses += lost == player_id
+        return wins, losses
+
+    async def rating_changes(self, player_id: str, limit: int) -> list[RatingChange]:
+        mine = [c for c in self._rating_changes if c.player_id == player_id]
+        mine.sort(key=lambda c: (c.at_ms, c.match_id))
+        return mine[-limit:] if limit > 0 else []
 
     async def import_match(
         self,

@@ -3,16 +3,12 @@ queue order (``WriteKind.ACCOUNT``): each is stored with the rest of its batch o
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from sqlalchemy import delete, insert, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from spectacular_bid.service.ports import SessionRecord
 from spectacular_bid.store.models import Player, PlayerSession, datetime_from_ms
-from spectacular_bid.store.writer import RefusedWriteError
-
-Change = Callable[[AsyncConnection], Awaitable[None]]
+from spectacular_bid.store.writer import Change, RefusedWriteError
 
 
 def session_row(session: SessionRecord) -> dict[str, object]:

@@ -6,11 +6,12 @@ for every constraint and index, so that migrations name them the same on SQLite 
 these models and the migrations agree.
 
 - ``player``: a guest, or an account (a unique name and a password hash); only a hash of its
-  bearer token is kept.
+  bearer token is kept; its rating after its last rated match, if any.
 - ``player_session``: an account's logged-in browsers, each a hash of its token.
 - ``match``: a match's header (settings, seats, status, result; an imported one's original id).
 - ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
 - ``match_event``: the append-only log, one row per version of a match.
+- ``rating_change``: each player's rating before and after each rated match (issue 11 item 2).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sqlalchemy import (
     MetaData,
     String,
     TypeDecorator,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -103,6 +105,13 @@ class Player(Base):
     NULL for a guest, whose name need not be unique."""
     password_hash: Mapped[str | None] = mapped_column(String(255))
     """An account's argon2id hash (``service.passwords``); NULL for a guest."""
+    rating: Mapped[float | None]
+    """The Glicko-2 rating after the player's last rated match, with its deviation and
+    volatility; all three NULL until its first (``service.ratings``)."""
+    rating_deviation: Mapped[float | None]
+    rating_volatility: Mapped[float | None]
+    rated_at: Mapped[datetime | None]
+    """When the player's last rated match ended: its deviation grows from then."""
 
 
 class PlayerSession(Base):
@@ -120,7 +129,11 @@ class PlayerSession(Base):
 
 class Match(Base):
     __tablename__ = "match"
-    __table_args__ = (Index(None, "status", "ended_at"),)
+    __table_args__ = (
+        Index(None, "status", "ended_at"),
+        Index(None, "first_player_id", "ended_at"),
+        Index(None, "second_player_id", "ended_at"),
+    )
 
     id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
     mode: Mapped[str] = mapped_column(String(16))
@@ -140,6 +153,10 @@ class Match(Base):
     """For a match imported from a record document, the id that document gave it (the match's
     own id is always a fresh one). NULL for every other match, and for those imported before
     revision 0c4e5a9b7d21 added it."""
+    first_account: Mapped[bool] = mapped_column(server_default=false())
+    """Whether the first seat's player was an account when it took the seat: a match is rated
+    only between two accounts. False in every match stored before revision 5d2e8f1a7c34."""
+    second_account: Mapped[bool] = mapped_column(server_default=false())
 
 
 class Round(Base):
@@ -176,3 +193,23 @@ class MatchEvent(Base):
     """When the server received the command, on the same monotonic clock: the time its clock
     charge was taken at (R7.7). NULL in versions stored before revision 6c07a19aca3a added it,
     whose replay infers it from the clock readings."""
+
+
+class RatingChange(Base):
+    """One player's rating before and after one rated match, written with the match's end."""
+
+    __tablename__ = "rating_change"
+    __table_args__ = (Index(None, "player_id", "at"),)
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("match.id"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"), primary_key=True)
+    at: Mapped[datetime]
+    """When the match ended."""
+    before_value: Mapped[float]
+    """The rating the match started from: the last one aged by the idle time since, or a
+    newcomer's."""
+    before_deviation: Mapped[float]
+    before_volatility: Mapped[float]
+    after_value: Mapped[float]
+    after_deviation: Mapped[float]
+    after_volatility: Mapped[float]

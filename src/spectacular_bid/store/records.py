@@ -21,9 +21,11 @@ from spectacular_bid.service.ports import (
     MatchRecord,
     MatchStatus,
     PlayerRecord,
+    RatingChange,
     RoundRecord,
     SessionRecord,
 )
+from spectacular_bid.service.ratings import Rating
 from spectacular_bid.store.models import (
     Match,
     MatchEvent,
@@ -34,6 +36,7 @@ from spectacular_bid.store.models import (
     encode_json,
     ms_from_datetime,
 )
+from spectacular_bid.store.models import RatingChange as RatingChangeRow
 
 
 def player_row(player: PlayerRecord) -> dict[str, Any]:
@@ -44,7 +47,27 @@ def player_row(player: PlayerRecord) -> dict[str, Any]:
         "created_at": datetime_from_ms(player.created_at_ms),
         "name_key": player.name_key,
         "password_hash": player.password_hash,
+        **rating_values(player.rating, player.rated_at_ms),
     }
+
+
+def rating_values(rating: Rating | None, rated_at_ms: int | None) -> dict[str, Any]:
+    """The player columns that hold its rating (all None for a player never rated)."""
+    return {
+        "rating": None if rating is None else rating.value,
+        "rating_deviation": None if rating is None else rating.deviation,
+        "rating_volatility": None if rating is None else rating.volatility,
+        "rated_at": None if rated_at_ms is None else datetime_from_ms(rated_at_ms),
+    }
+
+
+def stored_rating(
+    value: float | None, deviation: float | None, volatility: float | None
+) -> Rating | None:
+    """The rating of a player row; None unless all three columns hold one."""
+    if value is None or deviation is None or volatility is None:
+        return None
+    return Rating(value, deviation, volatility)
 
 
 def player_record(row: Player) -> PlayerRecord:
@@ -55,6 +78,8 @@ def player_record(row: Player) -> PlayerRecord:
         ms_from_datetime(row.created_at),
         row.name_key,
         row.password_hash,
+        stored_rating(row.rating, row.rating_deviation, row.rating_volatility),
+        None if row.rated_at is None else ms_from_datetime(row.rated_at),
     )
 
 
@@ -81,6 +106,8 @@ def match_row(match: MatchRecord) -> dict[str, Any]:
         "created_at": datetime_from_ms(match.created_at_ms),
         "ended_at": None if match.ended_at_ms is None else datetime_from_ms(match.ended_at_ms),
         "imported_id": match.imported_id,
+        "first_account": match.first_account,
+        "second_account": match.second_account,
     }
 
 
@@ -98,6 +125,32 @@ def match_record(row: Match) -> MatchRecord:
         created_at_ms=ms_from_datetime(row.created_at),
         ended_at_ms=None if row.ended_at is None else ms_from_datetime(row.ended_at),
         imported_id=row.imported_id,
+        first_account=row.first_account,
+        second_account=row.second_account,
+    )
+
+
+def rating_change_row(change: RatingChange) -> dict[str, Any]:
+    return {
+        "match_id": change.match_id,
+        "player_id": change.player_id,
+        "at": datetime_from_ms(change.at_ms),
+        "before_value": change.before.value,
+        "before_deviation": change.before.deviation,
+        "before_volatility": change.before.volatility,
+        "after_value": change.after.value,
+        "after_deviation": change.after.deviation,
+        "after_volatility": change.after.volatility,
+    }
+
+
+def rating_change_record(row: RatingChangeRow) -> RatingChange:
+    return RatingChange(
+        row.match_id,
+        row.player_id,
+        ms_from_datetime(row.at),
+        Rating(row.before_value, row.before_deviation, row.before_volatility),
+        Rating(row.after_value, row.after_deviation, row.after_volatility),
     )
 
 

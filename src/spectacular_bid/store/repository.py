@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
@@ -25,6 +25,8 @@ from spectacular_bid.service.ports import (
     MatchRecord,
     MatchStatus,
     PlayerRecord,
+    RatedResult,
+    RatingChange,
     RoundRecord,
     SessionRecord,
     StorageError,
@@ -40,6 +42,8 @@ from spectacular_bid.store.models import (
     Round,
     datetime_from_ms,
 )
+from spectacular_bid.store.models import RatingChange as RatingChangeRow
+from spectacular_bid.store.ratings import rate_match
 from spectacular_bid.store.records import (
     event_record,
     event_values,
@@ -47,6 +51,7 @@ from spectacular_bid.store.records import (
     match_row,
     player_record,
     player_row,
+    rating_change_record,
     round_record,
     round_row,
     session_record,
@@ -151,9 +156,12 @@ class SqlStore:
         *,
         rounds: Sequence[RoundRecord] = (),
         match: MatchRecord | None = None,
+        rated: RatedResult | None = None,
     ) -> None:
         if not records:
             return
+        if rated is not None and rated.first_player == rated.second_player:
+            raise StorageError(f"match {rated.match_id} rates {rated.first_player} against itself")
         last: dict[str, int] = {}
         for record in records:
             before = last.get(record.match_id)
@@ -172,6 +180,8 @@ class SqlStore:
             parts.append((WriteKind.ROUND, [round_row(r) for r in rounds]))
         if match is not None:
             parts.append((WriteKind.MATCH, [match_row(match)]))
+        if rated is not None:
+            parts.append((WriteKind.RATING, [rate_match(rated)]))
         await self.writer.write_parts(tuple(parts), what)
 
     async def save_round(
@@ -266,10 +276,15 @@ class SqlStore:
         statuses: Sequence[MatchStatus],
         limit: int,
         before: tuple[int, str] | None = None,
+        player: str | None = None,
     ) -> list[MatchRecord]:
         query = select(Match).where(
             Match.status.in_([s.value for s in statuses]), Match.ended_at.is_not(None)
         )
+        if player is not None:
+            query = query.where(
+                or_(Match.first_player_id == player, Match.second_player_id == player)
+            )
         if before is not None:
             moment = datetime_from_ms(before[0])
             query = query.where(
@@ -278,3 +293,33 @@ class SqlStore:
         query = query.order_by(Match.ended_at.desc(), Match.id.desc()).limit(limit)
         async with self._sessions() as session:
             return [match_record(row) for row in await session.scalars(query)]
+
+    async def results(self, player_id: str) -> tuple[int, int]:
+        first_won = Match.winner == "first"
+        second_won = Match.winner == "second"
+        first, second = Match.first_player_id == player_id, Match.second_player_id == player_id
+        won = or_(and_(first_won, first), and_(second_won, second))
+        lost = or_(and_(first_won, second), and_(second_won, first))
+        query = select(
+            func.coalesce(func.sum(case((won, 1), else_=0)), 0),
+            func.coalesce(func.sum(case((lost, 1), else_=0)), 0),
+        ).where(
+            Match.status == MatchStatus.FINISHED.value,
+            or_(first, second),
+            # A shared-device match: the player held both seats, so it won nothing from anyone.
+            Match.first_player_id != Match.second_player_id,
+        )
+        async with self._sessions() as session:
+            wins, losses = (await session.execute(query)).one()
+        return int(wins), int(losses)
+
+    async def rating_changes(self, player_id: str, limit: int) -> list[RatingChange]:
+        latest = (
+            select(RatingChangeRow)
+            .where(RatingChangeRow.player_id == player_id)
+            .order_by(RatingChangeRow.at.desc(), RatingChangeRow.match_id.desc())
+            .limit(limit)
+        )
+        async with self._sessions() as session:
+            rows = [rating_change_record(row) for row in await session.scalars(latest)]
+        return rows[::-1]

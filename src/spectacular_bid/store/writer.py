@@ -1,18 +1,21 @@
 """The single writer: group commit with durability order.
 
-Every write of the store — players, match headers, rounds, events — goes through one queue and
-one task. The task takes everything that was queued while its previous commit ran and commits it
-in one transaction (group commit), then resolves each caller's future: a caller hears back only
-once its rows are durable (issue 4, durability order). One writer per database also means SQLite
-never sees two writers of ours at once, and each transaction begins with ``BEGIN IMMEDIATE``
-(:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked`` cannot surface.
+Every write of the store — players, accounts, match headers, rounds, events, ratings — goes
+through one queue and one task. The task takes everything that was queued while its previous
+commit ran and commits it in one transaction (group commit), then resolves each caller's
+future: a caller hears back only once its rows are durable (issue 4, durability order). One
+writer per database also means SQLite never sees two writers of ours at once, and each
+transaction begins with ``BEGIN IMMEDIATE`` (:func:`~spectacular_bid.store.engine.for_writing`),
+so ``database is locked`` cannot surface.
 
 Within a transaction the writes are applied kind by kind — players, then changes to accounts (in
 queue order), then match headers (the last save of each match wins), then rounds, then events,
-then imported matches (each whole) —
+then ratings (in queue order), then imported matches (each whole) —
 which gives the same final state as their queue order, because only later kinds refer to earlier
-ones (an event needs its match). One write may hold rows of several kinds (a version's events with
-the round row and the match header it changes): they are stored together or not at all.
+ones (an event needs its match, a rating its match and players) and the changes whose order
+matters among themselves keep it (a player's second rating of a batch starts from its first).
+One write may hold rows of several kinds (a version's events with the round row and the match
+header it changes, and the ratings its ending makes): they are stored together or not at all.
 
 When a batch's transaction fails, the batch is tried once more in one transaction with a
 savepoint around each caller's writes, so that one bad write (a duplicate version, an event of an
@@ -59,16 +62,23 @@ class WriteKind(Enum):
     ROUND = "round"
     EVENTS = "events"
     ACCOUNT = "account"
-    """Changes to accounts and their sessions (``store.accounts``), each an async function of the
-    connection, applied in queue order right after the players."""
+    """Changes to accounts and their sessions (``store.accounts``), each a :data:`Change`,
+    applied in queue order right after the players."""
+    RATING = "rating"
+    """The rating of an ended match's players (``store.ratings``), each a :data:`Change`,
+    applied in queue order after the events, so its match and players are stored."""
     IMPORT = "import"
     """A whole ended match at once (``SqlStore.import_match``): one dict of players, match,
     rounds and event rows, inserted after every other kind."""
 
 
+Change = Callable[[AsyncConnection], Awaitable[None]]
+"""A write that runs its own statements on the writer's connection, inside the batch's
+transaction (and, when the batch is isolated, its write's savepoint)."""
+
 Part = tuple[WriteKind, list[Any]]
 """Rows of one kind: dicts of column values; for events, tuples of driver parameters
-(``event_values``)."""
+(``event_values``); for accounts and ratings, :data:`Change` functions."""
 
 
 @dataclass(slots=True, eq=False)
@@ -246,6 +256,8 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
         await _save_round(conn, row)
     if by_kind[WriteKind.EVENTS]:
         await _insert_events(conn, by_kind[WriteKind.EVENTS])
+    for change in by_kind[WriteKind.RATING]:
+        await change(conn)
     for record in by_kind[WriteKind.IMPORT]:
         if record["players"]:
             await conn.execute(insert(Player), record["players"])
