@@ -402,6 +402,7 @@ PURE_SERVICE = frozenset(
         "settings",
         "ports",
         "history",
+        "ratings",
     )
 )
 """The match machine and every module it stands on: like the rules, no asyncio, no clock reads,

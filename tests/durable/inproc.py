@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 from spectacular_bid.rules.match import Phase
 from spectacular_bid.rules.seats import SEATS, Seat
@@ -14,11 +15,16 @@ from spectacular_bid.service.ports import MatchMode, Player
 from spectacular_bid.service.state import MatchState
 
 
-async def seated_match(service: MatchService) -> tuple[MatchActor, tuple[Player, Player]]:
-    """An invitation match between two new guests, both seated."""
+async def seated_match(
+    service: MatchService, *, accounts: bool = False
+) -> tuple[MatchActor, tuple[Player, Player]]:
+    """An invitation match between two new guests, both seated; with ``accounts``, seated as
+    accounts would be (so that the match is rated, issue 11 item 2)."""
     now = service.wall_ms()
     ann, _ = await service.guests.create("Ann", now)
     bo, _ = await service.guests.create("Bo", now)
+    if accounts:
+        ann, bo = replace(ann, account=True), replace(bo, account=True)
     actor = await service.create_match(ann, MatchMode.INVITE)
     assert await service.join(actor.id, bo) is Seat.SECOND
     return actor, (ann, bo)

@@ -126,15 +126,19 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
 
     # The document: its header, every version the sockets saw, every round revealed.
     assert record["format"] == "spectacular-bid/match-record"
-    assert record["format_version"] == 2  # format 2: each version has its received_ms
+    assert record["format_version"] == 3  # format 3: each seat says whether it is an account
     assert all(isinstance(v["received_ms"], int) for v in record["versions"])
     joined = record["versions"][0]
     assert (joined["command"], joined["seat"]) == ({"type": "join", "seat": "second"}, None)
     header = record["match"]
     assert header["id"] == match.match_id
     assert header["status"] == "finished"
-    assert header["rated"] is True
-    assert header["players"] == {"first": {"name": "Ann"}, "second": {"name": "Bo"}}
+    assert header["rated"] is False  # two guests: rated only between accounts (issue 11)
+    as_guest = {"account": False}
+    assert header["players"] == {
+        "first": {"name": "Ann", **as_guest},
+        "second": {"name": "Bo", **as_guest},
+    }
     assert [v["version"] for v in record["versions"]] == list(range(1, match.spectator.version + 1))
     assert record["rounds"], "at least one round was dealt"
     for row in record["rounds"]:

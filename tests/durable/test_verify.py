@@ -36,7 +36,7 @@ async def finished_record() -> JSON:
         )
         await service.start()
         try:
-            actor, players = await seated_match(service)
+            actor, players = await seated_match(service, accounts=True)
             await play(service, actor, players, random.Random(12))
             # As it travels: JSON text (no object shared between its parts).
             _RECORD.append(json.loads(json.dumps(await service.record(actor.id))))
@@ -145,6 +145,11 @@ def _rated(r: JSON) -> str:
     return "match: rated: expected true, found false"
 
 
+def _guest_seat(r: JSON) -> str:
+    r["match"]["players"]["second"]["account"] = False  # a guest's match is never rated
+    return "match: rated: expected false, found true"
+
+
 def _bool_for_int(r: JSON) -> str:
     r["match"]["rated"] = 1
     return "match.rated: expected true or false, found 1"
@@ -165,6 +170,7 @@ TAMPERS: list[Callable[[JSON], str]] = [
     _bank_grows,
     _winner,
     _rated,
+    _guest_seat,
 ]
 
 
@@ -193,12 +199,21 @@ async def test_a_document_of_another_shape_is_refused_naming_the_field() -> None
     _bool_for_int(flipped)
     with pytest.raises(RecordFormatError, match=r"match\.rated: expected true or false, found 1"):
         parse_document(flipped)
-    assert record["format_version"] == 2
-    assert parse_document({**record, "format_version": 1}).format_version == 1  # still read
+    assert record["format_version"] == 3
+    assert record["match"]["players"]["first"] == {"name": "Ann", "account": True}
+    older = copy.deepcopy(record)
+    for slot in older["match"]["players"].values():
+        del slot["account"]
+    for version in (1, 2):  # still read, without the seats' account
+        assert parse_document({**older, "format_version": version}).format_version == version
+        with pytest.raises(RecordFormatError, match=r"match\.players\.first: unknown field 'acc"):
+            parse_document({**record, "format_version": version})
+    with pytest.raises(RecordFormatError, match=r"match\.players\.first: missing field 'acc"):
+        parse_document(older)
     with pytest.raises(
-        RecordFormatError, match=r"format_version: expected one of \[1, 2\], found 3"
+        RecordFormatError, match=r"format_version: expected one of \[1, 2, 3\], found 4"
     ):
-        parse_document({**record, "format_version": 3})
+        parse_document({**record, "format_version": 4})
     broken = copy.deepcopy(record)
     del broken["versions"][3]["clock"]
     with pytest.raises(RecordFormatError, match=r"versions\[3\]: missing field 'clock'"):

@@ -257,9 +257,13 @@ async def test_it_imports_over_http_and_reads_back_the_same(
     served = await http.get(f"/api/matches/{body['id']}/record")
     assert served.status_code == 200, served.text
     again = served.json()
-    # Served in the current format (2): the same versions, each with a received_ms that format
-    # 1 did not record (null: replay infers it from the clocks), and it still verifies.
-    assert again["format_version"] == 2
+    # Served in the current format (3): the same versions, each with a received_ms that format
+    # 1 did not record (null: replay infers it from the clocks), each seat a guest (an import's
+    # players are new guests), and it still verifies.
+    assert again["format_version"] == 3
+    assert all(
+        slot is None or slot["account"] is False for slot in again["match"]["players"].values()
+    )
     assert [v.pop("received_ms") for v in again["versions"]] == [None] * len(doc["versions"])
     assert again["versions"] == doc["versions"]
     assert again["rounds"] == doc["rounds"]

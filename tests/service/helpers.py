@@ -16,7 +16,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -268,10 +268,11 @@ class Tables:
         deck_source_for: Callable[[str], DeckSource] | None = None,
         join: bool = True,
         start_monitor: bool = False,
+        accounts: bool = False,
     ) -> Table:
         """A new match created by Ann (and joined by Bo unless ``join`` is false or the match is
         on a shared device) on its own service, timed by ``time_source`` (real monotonic time
-        if None)."""
+        if None); with ``accounts``, both seated as accounts (so that the match is rated)."""
         store = InMemoryStore()
         for player in (ANN, BO, CY):  # guests, as the web layer makes them
             await store.add_player(PlayerRecord(player.id, player.name, token_hash(player.id), 0))
@@ -281,12 +282,13 @@ class Tables:
         if start_monitor:
             await service.start()
         before = now_ms()
-        actor = await service.create_match(ANN, mode)
+        ann, bo = (replace(ANN, account=True), replace(BO, account=True)) if accounts else (ANN, BO)
+        actor = await service.create_match(ann, mode)
         created = (before, now_ms())
         rooms = Rooms(now_ms, RoomSettings(settings.resend_limit, settings.subscriber_queue))
         rooms.room(actor)  # as the creator's socket would: the resend window starts at once
         if join and mode is not MatchMode.SHARED:
-            assert await service.join(actor.id, BO) is SECOND
+            assert await service.join(actor.id, bo) is SECOND
         fake = time_source if isinstance(time_source, FakeTime) else None
         return Table(service, store, actor, fake, rooms, created)
 

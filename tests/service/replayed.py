@@ -85,7 +85,8 @@ class StoredMatches:
         records = await store.events(match_id)
         names = await _names(store, header)
         first = version_of(records[0]) if records else None
-        replayer = Replay.of(header.mode, header.settings, names, first)
+        accounts = {"first": header.first_account, "second": header.second_account}
+        replayer = Replay.of(header.mode, header.settings, names, first, accounts)
         states = [replayer.state]  # at creation, then after each version
         for record in records:
             where = f"match {match_id}, version {record.version}"
@@ -158,12 +159,16 @@ def _check_header(header: MatchRecord, state: MatchState, where: str) -> None:
 
 
 def _seated(header: MatchRecord) -> tuple[Player | None, Player | None]:
-    """The header's players (the replay knows them by seat only); names do not matter here."""
+    """The header's players (the replay knows them by seat only, and whether each was an
+    account); names do not matter here."""
 
-    def player(player_id: str | None) -> Player | None:
-        return None if player_id is None else Player(player_id, "")
+    def player(player_id: str | None, account: bool) -> Player | None:
+        return None if player_id is None else Player(player_id, "", account)
 
-    return player(header.first_player), player(header.second_player)
+    return (
+        player(header.first_player, header.first_account),
+        player(header.second_player, header.second_account),
+    )
 
 
 async def _names(store: InMemoryStore, header: MatchRecord) -> dict[str, str | None]:

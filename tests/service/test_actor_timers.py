@@ -19,6 +19,7 @@ from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import monotonic_ms
 
 from .helpers import (
+    ANN,
     BO,
     DRAW_DECK,
     FIRST,
@@ -240,8 +241,11 @@ async def test_d3_a_deal_refused_for_storage_keeps_the_grace_period(tables: Tabl
 
 
 async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Tables) -> None:
+    """Between two accounts, so that only the abort keeps it from moving their ratings."""
     settings = ServiceSettings(lag_threshold_ms=150)
-    table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
+    table = await tables.open(
+        settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK), accounts=True
+    )
     actor = table.actor
     await table.start_round()
     assert actor.state.clock.running is FIRST
@@ -259,6 +263,9 @@ async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Ta
     ended = [e for e in records[-1].events if e["type"] == "match_ended"]
     assert ended == [{"type": "match_ended", "winner": None, "reason": "timing_failure"}]
     assert await header(table) == (MatchStatus.ABORTED, None, "timing_failure", False)
+    players = await table.store.players([ANN.id, BO.id])
+    assert [p.rating for p in players.values()] == [None, None]  # no rating moved (issue 11)
+    assert await table.store.rating_changes(ANN.id, 10) == []
 
 
 async def test_d5_a_stall_while_the_clocks_stand_aborts_nothing(tables: Tables) -> None:

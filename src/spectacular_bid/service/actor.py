@@ -37,7 +37,7 @@ from spectacular_bid.service.commands import (
     with_deck,
 )
 from spectacular_bid.service.decks import DeckSource, new_salt
-from spectacular_bid.service.entries import event_record, header_of, round_records
+from spectacular_bid.service.entries import event_record, header_of, rated_result, round_records
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
@@ -256,6 +256,7 @@ class MatchActor:
                 [event_record(self.id, entry, wall)],
                 rounds=round_records(self.id, entry),
                 match=header,
+                rated=rated_result(header) if header is not None and not new.is_live else None,
             )
         except Exception as exc:
             log.warning("match %s: version %d not stored: %s", self.id, entry.version, exc)

@@ -7,7 +7,7 @@ whoever made it (issue 9 §2: the round rows and the header go in the version's 
 from __future__ import annotations
 
 from spectacular_bid.service.codec import clock_json, command_json, event_json
-from spectacular_bid.service.ports import EventRecord, MatchRecord, RoundRecord
+from spectacular_bid.service.ports import EventRecord, MatchRecord, RatedResult, RoundRecord
 from spectacular_bid.service.rated import is_rated
 from spectacular_bid.service.state import Entry, MatchState
 
@@ -45,6 +45,7 @@ def header_of(
     """The match's header as the state has it; ``ended_at_ms`` is kept only once it ended."""
     result = state.match.result
     settings = state.settings
+    first, second = state.seats
     return MatchRecord(
         id=match_id,
         mode=state.mode,
@@ -54,12 +55,27 @@ def header_of(
             "grace_ms": settings.grace_ms,
             "join_timeout_ms": settings.join_timeout_ms,
         },
-        first_player=state.seats[0].id if state.seats[0] else None,
-        second_player=state.seats[1].id if state.seats[1] else None,
+        first_player=first.id if first else None,
+        second_player=second.id if second else None,
         status=state.status,
         winner=str(result.winner) if result is not None and result.winner is not None else None,
         reason=result.reason.value if result is not None else None,
         rated=is_rated(state.mode, state.seats, settings.clock, result),
         created_at_ms=created_at_ms,
         ended_at_ms=None if state.is_live else ended_at_ms,
+        first_account=first is not None and first.account,
+        second_account=second is not None and second.account,
+    )
+
+
+def rated_result(header: MatchRecord) -> RatedResult | None:
+    """What the store rates with the match's ending (issue 11 item 2), for a rated header."""
+    if not header.rated or header.first_player is None or header.second_player is None:
+        return None
+    return RatedResult(
+        match_id=header.id,
+        first_player=header.first_player,
+        second_player=header.second_player,
+        first_won=header.winner == "first",
+        at_ms=header.ended_at_ms if header.ended_at_ms is not None else header.created_at_ms,
     )

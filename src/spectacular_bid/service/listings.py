@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spectacular_bid.service.ports import MatchRecord, PlayerRecord
+from spectacular_bid.service.ports import MatchRecord, Player, PlayerRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,12 @@ class MatchSummary:
     bank_ms: int
     """The match's time control (R7.1, R7.2), which the lobby shows with each challenge."""
     delay_ms: int
+    first_id: str | None = None
+    """The first seat's player when it is an account (the lobby shows its rating); None for a
+    guest."""
+    first_handle: str | None = None
+    """What names each seat's player in its profile's address (:func:`profile_handle`)."""
+    second_handle: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,9 @@ class EndedMatch:
     status: str
     first: str | None
     second: str | None
+    first_handle: str | None
+    """What names the first seat's player in its profile's address (:func:`profile_handle`)."""
+    second_handle: str | None
     winner: str | None
     reason: str | None
     rated: bool
@@ -52,6 +61,10 @@ class EndedMatch:
             record = players.get(player_id) if player_id is not None else None
             return record.name if record is not None else None
 
+        def handle(player_id: str | None) -> str | None:
+            record = players.get(player_id) if player_id is not None else None
+            return profile_handle(record) if record is not None else None
+
         settings = header.settings if isinstance(header.settings, dict) else {}
         return cls(
             id=header.id,
@@ -59,6 +72,8 @@ class EndedMatch:
             status=header.status.value,
             first=name(header.first_player),
             second=name(header.second_player),
+            first_handle=handle(header.first_player),
+            second_handle=handle(header.second_player),
             winner=header.winner,
             reason=header.reason,
             rated=header.rated,
@@ -66,3 +81,10 @@ class EndedMatch:
             created_at_ms=header.created_at_ms,
             ended_at_ms=header.ended_at_ms or 0,
         )
+
+
+def profile_handle(player: PlayerRecord | Player) -> str:
+    """How a profile's address names its player: an account by its name, unique; a guest, whose
+    name others may share, by its id (issue 11 item 3)."""
+    account = player.is_account if isinstance(player, PlayerRecord) else player.account
+    return player.name if account else player.id

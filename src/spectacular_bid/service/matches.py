@@ -28,7 +28,7 @@ from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
-from spectacular_bid.service.listings import EndedMatch, MatchSummary
+from spectacular_bid.service.listings import EndedMatch, MatchSummary, profile_handle
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -233,11 +233,14 @@ class MatchService:
         ids = [p for p in (header.first_player, header.second_player) if p is not None]
         found = await self.store.players(ids)
 
-        def player(player_id: str | None) -> Player | None:
+        def player(player_id: str | None, account: bool) -> Player | None:
             record = found.get(player_id) if player_id is not None else None
-            return Player(record.id, record.name) if record is not None else None
+            return Player(record.id, record.name, account) if record is not None else None
 
-        return player(header.first_player), player(header.second_player)
+        return (
+            player(header.first_player, header.first_account),
+            player(header.second_player, header.second_account),
+        )
 
     async def join(self, match_id: str, player: Player) -> Seat:
         """Take the match's free seat, or get one's own seat back.
@@ -274,6 +277,9 @@ class MatchService:
                     status=state.status.value,
                     first=first.name if first else None,
                     second=second.name if second else None,
+                    first_id=first.id if first and first.account else None,
+                    first_handle=profile_handle(first) if first else None,
+                    second_handle=profile_handle(second) if second else None,
                     round_number=state.match.round_number,
                     created_at_ms=actor.created_wall_ms,
                     bank_ms=state.settings.clock.bank_ms,
@@ -299,11 +305,13 @@ class MatchService:
         statuses: Sequence[MatchStatus] = ENDED,
         limit: int = 20,
         before: tuple[int, str] | None = None,
+        player: str | None = None,
     ) -> list[EndedMatch]:
-        """Ended matches from the store, newest first, a page of ``limit`` before a cursor."""
+        """Ended matches from the store, newest first, a page of ``limit`` before a cursor;
+        with ``player``, only that player's (its archive, issue 11 item 3)."""
         if any(s not in ENDED for s in statuses):
             raise ValueError(f"only ended matches are listed, not {statuses!r}")
-        headers = await self.store.ended_matches(statuses, limit, before)
+        headers = await self.store.ended_matches(statuses, limit, before, player)
         ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
         players = await self.store.players(sorted(ids))
         return [EndedMatch.of(h, players) for h in headers]

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
+from spectacular_bid.service.ratings import Rating
+
 JSON = Any
 """A value made of dicts, lists, str, int, bool and None."""
 
@@ -58,6 +60,10 @@ class PlayerRecord:
     """An account's name folded for comparison, unique among accounts; None for a guest."""
     password_hash: str | None = None
     """An account's password hash; None for a guest."""
+    rating: Rating | None = None
+    """The rating after the player's last rated match; None until its first (issue 11 item 2)."""
+    rated_at_ms: int | None = None
+    """Wall ms of the end of the player's last rated match (its deviation grows from then)."""
 
     @property
     def is_account(self) -> bool:
@@ -94,6 +100,36 @@ class MatchRecord:
     """For a match imported from a record document, the id that document gave it: the match's
     own id is always a fresh one of this server's (issue 10 item 5). None for every other match,
     and for matches imported before the id was kept."""
+    first_account: bool = False
+    """Whether the first seat's player was an account when it took the seat (the rated policy
+    reads it, and so does the replay of the match's record)."""
+    second_account: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RatedResult:
+    """A rated match's result, stored with its ending (issue 11 item 2): the store rates both
+    players in the same transaction, from their ratings as stored then."""
+
+    match_id: str
+    first_player: str
+    second_player: str
+    first_won: bool
+    at_ms: int
+    """Wall ms of the match's end."""
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One player's rating before and after one rated match."""
+
+    match_id: str
+    player_id: str
+    at_ms: int
+    before: Rating
+    """The rating the match started from: the last one, aged by the idle time since (or a
+    newcomer's)."""
+    after: Rating
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,12 +226,15 @@ class MatchStore(Protocol):
         *,
         rounds: Sequence[RoundRecord] = (),
         match: MatchRecord | None = None,
+        rated: RatedResult | None = None,
     ) -> None:
         """Make ``records`` durable, or raise :class:`StorageError` and keep none of them.
 
         ``rounds`` (saved as by :meth:`save_round`) and ``match`` (a header, as by
         :meth:`save_match`) are what the same versions change: they are stored with the events
-        or not at all, and cost no commit of their own."""
+        or not at all, and cost no commit of their own. With ``rated``, both players' ratings
+        are updated by :func:`~spectacular_bid.service.match_ratings.rate` from their stored
+        ratings and a :class:`RatingChange` is kept for each, in the same transaction."""
         ...
 
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]: ...
@@ -232,10 +271,20 @@ class MatchStore(Protocol):
         statuses: Sequence[MatchStatus],
         limit: int,
         before: tuple[int, str] | None = None,
+        player: str | None = None,
     ) -> list[MatchRecord]:
         """Up to ``limit`` ended matches with one of ``statuses``, newest first: ordered by
         ``(ended_at_ms, id)`` descending and, with ``before``, only those strictly before that
-        pair (a page cursor)."""
+        pair (a page cursor); with ``player``, only those in which that player held a seat."""
+        ...
+
+    async def results(self, player_id: str) -> tuple[int, int]:
+        """The player's finished matches won and lost (a shared-device match, where it held both
+        seats, counts as neither)."""
+        ...
+
+    async def rating_changes(self, player_id: str, limit: int) -> list[RatingChange]:
+        """The player's latest ``limit`` rating changes, oldest first."""
         ...
 
     async def import_match(

@@ -9,10 +9,13 @@ A match is rated only when all of these hold:
   every rated result was reached under the same clock;
 - it ended by score (R1.5, R6.5), on time (R7.7) or by resignation (R5.2) — never aborted, for
   a join timeout (D3) or a timing failure (R5.3, R7.9, D5);
-- it was played here: an imported record is never rated.
+- it was played here: an imported record is never rated;
+- both seats were held by accounts when they took them (issue 11 item 2): a guest's result moves
+  no rating, and a guest who makes an account later does not make its earlier matches rated.
 
-Records of format version 1 were written under an older policy — every match with a winner was
-rated — and :func:`rated_in_v1` is that policy, so those records still verify as they are.
+Records of earlier formats were written under earlier policies, which their replay still applies
+so that they verify as they are: format 1 rated every match with a winner (:func:`rated_in_v1`);
+format 2 applied this policy without asking for accounts (:func:`rated_in_v2`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,23 @@ def is_rated(
     result: MatchEnded | None,
 ) -> bool:
     """The policy above for a match played here (an import is unrated by its own flag)."""
+    first, second = seats
+    return (
+        first is not None
+        and second is not None
+        and first.account
+        and second.account
+        and rated_in_v2(mode, seats, clock, result)
+    )
+
+
+def rated_in_v2(
+    mode: MatchMode,
+    seats: Sequence[Player | None],
+    clock: ClockSettings,
+    result: MatchEnded | None,
+) -> bool:
+    """The policy of record format 2: the one above, accounts or not."""
     first, second = seats
     return (
         mode in ONLINE

@@ -6,9 +6,9 @@ importing one) so that the format and this server's limits (R7.1, R7.2, D3) have
 of storage, that the web layer takes its bounds from too.
 
 ```
-{"format": "spectacular-bid/match-record", "format_version": 2,
+{"format": "spectacular-bid/match-record", "format_version": 3,
  "match": {"id", "mode", "settings", "status", "winner", "reason", "rated", "created_at_ms",
-           "ended_at_ms", "players": {"first": {"name"} | null, "second": …},
+           "ended_at_ms", "players": {"first": {"name", "account"} | null, "second": …},
            ["imported": true, "imported_id"]},
  "rounds": [{"number", "commitment", "salt", "deck"}, …],
  "versions": [{"version", "seat", "command", "events", "wall_ms", "mono_ms", "received_ms",
@@ -25,9 +25,12 @@ it has an id of this server's own form (:func:`~spectacular_bid.service.records.
 and ``"imported_id"`` is the id its document gave it (null for a match imported before that was
 kept).
 
+Format 3 adds each seat's ``account``: whether its player was an account when it took the seat,
+since a match is rated only between two accounts (issue 11 item 2). Format 2 is format 3 without
+``account``, its matches rated under the policy of its time, which did not ask for accounts.
 Format 1 (the first release) is format 2 without ``received_ms``: such documents are still read,
 and a version without it (or with null, for versions stored before format 2) has it inferred from
-the clock readings when replayed. Documents are always written in format 2.
+the clock readings when replayed. Documents are always written in format 3.
 
 This module checks the shape — every field of the format and no other, at every level, each
 number an integer that a database holds (times never negative, wall times before the year 10000)
@@ -46,8 +49,10 @@ from typing import Any, Final
 from spectacular_bid.service.ports import JSON, MatchMode, MatchStatus
 
 FORMAT: Final = "spectacular-bid/match-record"
-FORMAT_VERSION: Final = 2
-READABLE_VERSIONS: Final = (1, 2)
+FORMAT_VERSION: Final = 3
+READABLE_VERSIONS: Final = (1, 2, 3)
+ACCOUNTS_SINCE: Final = 3
+"""The first format whose seats say whether they were accounts (and whose rated policy asks)."""
 IMPORTED: Final = "imported"
 """The header settings key (and the document's match key) that marks an imported match."""
 IMPORTED_ID: Final = "imported_id"
@@ -97,6 +102,7 @@ _MATCH_FIELDS: Final = frozenset(
     }
 )
 _SEATS: Final = ("first", "second")
+_SEAT_FIELDS: Final = ("name", "account")
 _ROUND_FIELDS: Final = frozenset({"number", "commitment", "salt", "deck"})
 _VERSION_FIELDS: Final = frozenset(
     {"version", "seat", "command", "events", "wall_ms", "mono_ms", "received_ms", "clock"}
@@ -126,6 +132,11 @@ class MatchDocument:
     def name(self, seat: str) -> str | None:
         slot = self.match["players"].get(seat)
         return None if slot is None else str(slot["name"])
+
+    def is_account(self, seat: str) -> bool:
+        """Whether the seat's player was an account (always false before format 3)."""
+        slot = self.match["players"].get(seat)
+        return slot is not None and slot.get("account") is True
 
     def to_json(self) -> JSON:
         return {
@@ -189,13 +200,13 @@ def parse_document(data: object) -> MatchDocument:
             "this program reads only those versions"
         )
     _only(doc, _DOCUMENT_FIELDS, "document")
-    match = _parse_header(_field(doc, "match", "document"))
+    match = _parse_header(_field(doc, "match", "document"), version)
     rounds = _parse_rounds(_field(doc, "rounds", "document"))
     versions = _parse_versions(_field(doc, "versions", "document"), version)
     return MatchDocument(match=match, rounds=rounds, versions=versions, format_version=version)
 
 
-def _parse_header(data: object) -> dict[str, Any]:
+def _parse_header(data: object, version: int) -> dict[str, Any]:
     match: dict[str, Any] = _expect(data, dict, "match", "an object")
     _only(match, _MATCH_FIELDS, "match")
     _match_id(_field(match, "id", "match"), "match.id")
@@ -225,8 +236,10 @@ def _parse_header(data: object) -> dict[str, Any]:
             _field(players, seat, "match.players"), (dict, type(None)), where, "an object"
         )
         if slot is not None:
-            _only(slot, ("name",), where)
+            _only(slot, _SEAT_FIELDS if version >= ACCOUNTS_SINCE else ("name",), where)
             _expect(_field(slot, "name", where), str, f"{where}.name", "a string")
+            if version >= ACCOUNTS_SINCE:
+                _expect(_field(slot, "account", where), bool, f"{where}.account", "true or false")
     _expect(match.get(IMPORTED, False), bool, f"match.{IMPORTED}", "true or false")
     imported_id = match.get(IMPORTED_ID)
     if imported_id is not None:

@@ -70,9 +70,13 @@ def build_document(
     by_number.update({r.number: r for r in rounds})
     settings = dict(header.settings) if isinstance(header.settings, Mapping) else header.settings
     imported = isinstance(settings, dict) and bool(settings.pop(IMPORTED, False))
+    seats = (
+        ("first", header.first_player, header.first_account),
+        ("second", header.second_player, header.second_account),
+    )
     players = {
-        seat: None if player_id is None else {"name": names.get(player_id, "?")}
-        for seat, player_id in (("first", header.first_player), ("second", header.second_player))
+        seat: None if player_id is None else {"name": names.get(player_id, "?"), "account": account}
+        for seat, player_id, account in seats
     }
     match: dict[str, Any] = {
         "id": header.id,
@@ -174,6 +178,8 @@ def records_for_import(
         created_at_ms=header["created_at_ms"],
         ended_at_ms=ended_at_ms,
         imported_id=document.id,
+        first_account=document.is_account("first"),
+        second_account=document.is_account("second"),
     )
     rounds = [
         RoundRecord(match_id, r["number"], r["commitment"], r["salt"], r["deck"])

@@ -95,14 +95,21 @@ async def abort_match(
 
 def _as_stored(stored: MatchRecord, ended: MatchRecord) -> MatchRecord:
     """The ended header with the stored players: the replay knew them only by seat."""
-    return replace(ended, first_player=stored.first_player, second_player=stored.second_player)
+    return replace(
+        ended,
+        first_player=stored.first_player,
+        second_player=stored.second_player,
+        first_account=stored.first_account,
+        second_account=stored.second_account,
+    )
 
 
 def _replayed(header: MatchRecord, records: list[EventRecord]) -> Replay:
     settings = header.settings if isinstance(header.settings, dict) else {}
     first = version_of(records[0]) if records else None
     try:
-        replayer = Replay.of(header.mode, settings, {}, first)
+        accounts = {"first": header.first_account, "second": header.second_account}
+        replayer = Replay.of(header.mode, settings, {}, first, accounts)
     except (ValueError, KeyError, TypeError) as exc:
         raise RecordMismatchError.of(
             "match", "settings", "a valid time control", str(exc)

@@ -52,8 +52,8 @@ from spectacular_bid.service.discrepancy import (
 from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
-from spectacular_bid.service.rated import is_rated, rated_in_v1
-from spectacular_bid.service.record_document import IMPORTED, MatchDocument
+from spectacular_bid.service.rated import is_rated, rated_in_v1, rated_in_v2
+from spectacular_bid.service.record_document import ACCOUNTS_SINCE, IMPORTED, MatchDocument
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
@@ -90,6 +90,8 @@ class Replay:
 
     state: MatchState
     names: Mapping[str, str | None]
+    accounts: Mapping[str, bool] = field(default_factory=dict)
+    """Which seats were held by accounts (record format 3; none before)."""
     entries: list[Entry] = field(default_factory=list)
 
     @classmethod
@@ -99,16 +101,20 @@ class Replay:
         settings: Mapping[str, Any],
         names: Mapping[str, str | None],
         first: Mapping[str, Any] | None,
+        accounts: Mapping[str, bool] | None = None,
     ) -> Replay:
         """A replay from the match's creation, whose time is not recorded: the first version's
         time, or the join timeout before it when that version ended the match for it (D3)."""
         service_settings = settings_of(settings)
-        creator = Player(_player_id(mode, Seat.FIRST), names.get("first") or "")
+        accounts = accounts or {}
+        creator = Player(
+            _player_id(mode, Seat.FIRST), names.get("first") or "", accounts.get("first", False)
+        )
         created_ms = first["mono_ms"] if first is not None else 0
         command = first.get("command") if first is not None else None
         if isinstance(command, dict) and command.get("type") == "abort":
             created_ms -= service_settings.join_timeout_ms
-        return cls(new_match(mode, creator, service_settings, created_ms), names)
+        return cls(new_match(mode, creator, service_settings, created_ms), names, accounts)
 
     def step(self, version: Mapping[str, Any]) -> Entry:
         """Re-run one recorded version; raise :class:`RecordMismatchError` if the machine does
@@ -129,7 +135,7 @@ class Replay:
         received = version.get("received_ms")
         if not isinstance(received, int):
             received = infer_received_ms(state.clock, version.get("clock"), mono_ms)
-        command = _input(state, parse_command(version["command"]), version, received, self.names)
+        command = _input(state, parse_command(version["command"]), version, received, self)
         outcome = step(state, command, mono_ms)
         if isinstance(outcome, Rejection):
             return outcome
@@ -150,7 +156,7 @@ def _input(
     command: RecordedCommand,
     version: Mapping[str, Any],
     received: int,
-    names: Mapping[str, str | None],
+    replayer: Replay,
 ) -> Input:
     """The input that recorded ``command`` (see the module docstring)."""
     recorded_seat = version.get("seat")
@@ -162,8 +168,10 @@ def _input(
             return JoinDue()
         return Restarted(received)
     if isinstance(command, TookSeat):
-        shown = names.get(str(command.seat)) or _recorded_name(version) or ""
-        return Join(Player(_player_id(state.mode, command.seat), shown))
+        seat_name = str(command.seat)
+        shown = replayer.names.get(seat_name) or _recorded_name(version) or ""
+        account = replayer.accounts.get(seat_name, False)
+        return Join(Player(_player_id(state.mode, command.seat), shown, account))
     if isinstance(command, SaltedDeal):
         seed = DealSeed(command.deck, command.salt)
         if seat is None and state.mode is not MatchMode.SHARED:
@@ -219,9 +227,10 @@ def replay(document: MatchDocument) -> Iterable[tuple[Mapping[str, Any], Entry, 
 def replay_of(document: MatchDocument) -> Replay:
     header = document.match
     names = {s: document.name(s) for s in ("first", "second")}
+    accounts = {s: document.is_account(s) for s in ("first", "second")}
     first = document.versions[0] if document.versions else None
     try:
-        return Replay.of(MatchMode(header["mode"]), header["settings"], names, first)
+        return Replay.of(MatchMode(header["mode"]), header["settings"], names, first, accounts)
     except (ValueError, KeyError, TypeError) as exc:
         raise RecordMismatchError(
             Discrepancy("match", "settings", "a valid time control", f"{exc}")
@@ -301,6 +310,8 @@ def verify(document: MatchDocument) -> Verified:
     check("match", "reason", result.reason.value, header["reason"])
     if document.format_version == 1:
         rated = rated_in_v1(result)
+    elif document.format_version < ACCOUNTS_SINCE:
+        rated = rated_in_v2(state.mode, state.seats, state.settings.clock, result)
     else:
         rated = is_rated(state.mode, state.seats, state.settings.clock, result)
     check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"])
@@ -387,8 +398,9 @@ def rebuild(
 ) -> Rebuilt:
     """Re-run ``records``; raise :class:`RecordMismatchError` on one the machine refuses."""
     names = {str(s): p.name if p is not None else None for s, p in zip(SEATS, seats, strict=True)}
+    accounts = {str(s): p is not None and p.account for s, p in zip(SEATS, seats, strict=True)}
     first = version_of(records[0]) if records else None
-    replayer = Replay.of(mode, settings, names, first)
+    replayer = Replay.of(mode, settings, names, first, accounts)
     for record in records:
         replayer.step(version_of(record))
     # The players as they are stored (the replay knew them by seat).

@@ -34,7 +34,15 @@ from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.csrf import OriginCheck
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
-from spectacular_bid.web.routes import accounts, health, lobby, matches, replays, session
+from spectacular_bid.web.routes import (
+    accounts,
+    health,
+    lobby,
+    matches,
+    players,
+    replays,
+    session,
+)
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.security_headers import SecurityHeaders
 from spectacular_bid.web.settings import WebSettings
@@ -125,6 +133,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(accounts.router)
     app.include_router(matches.router)
     app.include_router(replays.router)
+    app.include_router(players.router)
     app.include_router(lobby.router)
     app.include_router(health.router)
     if static is not None:

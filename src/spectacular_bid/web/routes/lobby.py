@@ -7,10 +7,13 @@ from typing import Final
 from fastapi import APIRouter
 
 from spectacular_bid.service.listings import MatchSummary
+from spectacular_bid.service.match_ratings import current
 from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
+from spectacular_bid.web.routes.players import PlayerRating
+from spectacular_bid.web.routes.replays import profile_url
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"])
 
@@ -34,6 +37,11 @@ class LobbyMatch(WireModel):
     """The match's bank per seat (R7.1)."""
     delay_ms: int
     """The match's delay per decision (R7.2)."""
+    first_rating: PlayerRating | None
+    """The first seat's rating now; null for a guest (issue 11 item 6)."""
+    first_profile: str | None
+    """Each seat's player's profile page (``/@/…``); null for an empty seat."""
+    second_profile: str | None
 
 
 class Lobby(WireModel):
@@ -44,7 +52,9 @@ class Lobby(WireModel):
     """Finished or aborted matches, newest first."""
 
 
-def _lines(summaries: list[MatchSummary], rooms: Rooms) -> list[LobbyMatch]:
+def _lines(
+    summaries: list[MatchSummary], rooms: Rooms, ratings: dict[str, PlayerRating]
+) -> list[LobbyMatch]:
     return [
         LobbyMatch(
             id=s.id,
@@ -57,6 +67,9 @@ def _lines(summaries: list[MatchSummary], rooms: Rooms) -> list[LobbyMatch]:
             created_at_ms=s.created_at_ms,
             bank_ms=s.bank_ms,
             delay_ms=s.delay_ms,
+            first_rating=ratings.get(s.first_id) if s.first_id is not None else None,
+            first_profile=profile_url(s.first_handle),
+            second_profile=profile_url(s.second_handle),
         )
         for s in summaries[:LIST_LIMIT]
     ]
@@ -64,8 +77,13 @@ def _lines(summaries: list[MatchSummary], rooms: Rooms) -> list[LobbyMatch]:
 
 @router.get("", response_model=Lobby)
 async def read_lobby(service: Service, rooms: RoomsDep) -> Lobby:
-    return Lobby(
-        open_challenges=_lines(service.open_challenges(), rooms),
-        live=_lines(service.live_matches(), rooms),
-        finished=_lines(service.recently_finished(), rooms),
-    )
+    kinds = (service.open_challenges(), service.live_matches(), service.recently_finished())
+    ids = {s.first_id for kind in kinds for s in kind[:LIST_LIMIT] if s.first_id is not None}
+    found = await service.store.players(sorted(ids)) if ids else {}
+    now_ms = service.wall_ms()
+    ratings = {
+        player_id: PlayerRating.of(current(p.rating, p.rated_at_ms, now_ms))
+        for player_id, p in found.items()
+    }
+    open_challenges, live, finished = (_lines(kind, rooms, ratings) for kind in kinds)
+    return Lobby(open_challenges=open_challenges, live=live, finished=finished)

@@ -2,7 +2,8 @@
 
 Only mounted when the static folder exists. The client is one page that reads its route from its
 own URL: ``/`` (the lobby, served by the static mount), ``/m/{id}`` (an invitation link: play or
-watch a match) and ``/replay/{id}`` (a finished match, move by move).
+watch a match), ``/replay/{id}`` (a finished match, move by move) and ``/@/{name}`` (a player's
+profile and archive, issue 11 item 3).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 
-CLIENT_ROUTES = ("/m/{match_id}", "/replay/{match_id}")
+CLIENT_ROUTES = ("/m/{match_id}", "/replay/{match_id}", "/@/{match_id}")
 """The client's own paths that must load its page when opened directly or reloaded."""
 
 

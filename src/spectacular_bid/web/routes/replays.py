@@ -13,10 +13,12 @@ import asyncio
 import json
 import re
 from typing import Annotated, Final, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response, status
 
 from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.listings import EndedMatch
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
 from spectacular_bid.service.record_document import WALL_MS_MAX, RecordFormatError
 from spectacular_bid.service.refusals import ErrorCode, Rejection
@@ -43,6 +45,9 @@ class EndedMatchLine(WireModel):
     first: str | None
     """The first seat's display name."""
     second: str | None
+    first_profile: str | None
+    """The first seat's player's profile page (``/@/…``); null for an empty seat."""
+    second_profile: str | None
     winner: SeatName | None
     reason: str | None
     rated: bool
@@ -113,7 +118,15 @@ async def list_ended_matches(
     omitted), ``limit`` per page, and ``before`` the previous page's ``next`` cursor."""
     statuses = [MatchStatus(s) for s in dict.fromkeys(status_ or ["finished", "aborted"])]
     cursor = parse_cursor(before) if before is not None else None
-    found = await service.ended_matches(statuses, limit + 1, cursor)
+    return ended_page(await service.ended_matches(statuses, limit + 1, cursor), limit)
+
+
+def profile_url(handle: str | None) -> str | None:
+    return None if handle is None else f"/@/{quote(handle, safe='')}"
+
+
+def ended_page(found: list[EndedMatch], limit: int) -> EndedMatchPage:
+    """A page of ``limit`` lines from ``found``, which holds one more when a next page exists."""
     page = found[:limit]
     return EndedMatchPage(
         matches=[
@@ -123,6 +136,8 @@ async def list_ended_matches(
                 status=MatchStatus(m.status),
                 first=m.first,
                 second=m.second,
+                first_profile=profile_url(m.first_handle),
+                second_profile=profile_url(m.second_handle),
                 winner=_SEAT_NAMES.get(m.winner or ""),
                 reason=m.reason,
                 rated=m.rated,

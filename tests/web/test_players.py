@@ -1,0 +1,172 @@
+"""Ratings, profiles and archives over HTTP (issue 11 items 2, 3, 6 and 7): a match between two
+accounts moves both ratings as Glicko-2 says (an independent computation here, not the
+project's), a guest's match moves none, and each player's profile and paged history say so."""
+
+from __future__ import annotations
+
+import math
+
+import httpx
+from fastapi import FastAPI
+
+from .asgi_socket import AsgiSocket
+from .guests import bearer, guest, joined_match, new_match
+from .test_accounts import account
+
+
+def glicko2_one_game(
+    rating: float, rd: float, sigma: float, opp_rating: float, opp_rd: float, score: float
+) -> tuple[float, float]:
+    """Glickman (2013), steps 2-8, for one game, written apart from ``service.ratings``."""
+    q = 173.7178
+    mu, phi = (rating - 1500) / q, rd / q
+    mu_j, phi_j = (opp_rating - 1500) / q, opp_rd / q
+    g = 1 / math.sqrt(1 + 3 * phi_j**2 / math.pi**2)
+    e = 1 / (1 + math.exp(-g * (mu - mu_j)))
+    v = 1 / (g**2 * e * (1 - e))
+    delta = v * g * (score - e)
+    a, tau = math.log(sigma**2), 0.5
+
+    def f(x: float) -> float:
+        ex = math.exp(x)
+        return ex * (delta**2 - phi**2 - v - ex) / (2 * (phi**2 + v + ex) ** 2) - (x - a) / tau**2
+
+    big_a = a
+    if delta**2 > phi**2 + v:
+        big_b = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while f(a - k * tau) < 0:
+            k += 1
+        big_b = a - k * tau
+    fa, fb = f(big_a), f(big_b)
+    while abs(big_b - big_a) > 1e-6:
+        c = big_a + (big_a - big_b) * fa / (fb - fa)
+        fc = f(c)
+        if fc * fb <= 0:
+            big_a, fa = big_b, fb
+        else:
+            fa /= 2
+        big_b, fb = c, fc
+    sigma_new = math.exp(big_a / 2)
+    phi_star = math.sqrt(phi**2 + sigma_new**2)
+    phi_new = 1 / math.sqrt(1 / phi_star**2 + 1 / v)
+    mu_new = mu + phi_new**2 * g * (score - e)
+    return 1500 + q * mu_new, min(q * phi_new, rd)
+
+
+async def resign(app: FastAPI, match_id: str, token: str) -> None:
+    async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": token}) as ws:
+        state = await ws.receive_until("state")
+        await ws.send_json({"type": "resign", "version": state["version"], "id": "r"})
+        update = await ws.receive_until("update")
+        assert update["match"]["status"] == "finished", update
+
+
+async def profile(client: httpx.AsyncClient, name: str) -> dict[str, object]:
+    response = await client.get(f"/api/players/{name}")
+    assert response.status_code == 200, response.text
+    body: dict[str, object] = response.json()
+    return body
+
+
+async def test_a_match_between_accounts_moves_both_ratings_as_glicko2_says(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    ann, bo = await account(client, "Ann"), await account(client, "Bo")
+    before = await profile(client, "ann")  # an account's name, folded as at login
+    assert before["rating"] == {
+        "value": 1500.0,
+        "deviation": 350.0,
+        "volatility": 0.06,
+        "provisional": True,
+    }
+    assert (before["wins"], before["losses"], before["ratings"]) == (0, 0, [])
+    match_id = await joined_match(client, ann, bo)
+    await resign(app, match_id, bo)  # Bo resigns: Ann wins (R5.2)
+    record = (await client.get(f"/api/matches/{match_id}/record")).json()
+    assert record["match"]["rated"] is True
+    assert record["match"]["players"]["first"] == {"name": "Ann", "account": True}
+    winner, loser = await profile(client, "Ann"), await profile(client, "Bo")
+    value, rd = glicko2_one_game(1500, 350, 0.06, 1500, 350, 1.0)
+    rating = winner["rating"]
+    assert isinstance(rating, dict)
+    assert math.isclose(rating["value"], value, abs_tol=0.01)
+    assert math.isclose(rating["deviation"], rd, abs_tol=0.01)
+    assert rating["provisional"] is True
+    loser_rating = loser["rating"]
+    assert isinstance(loser_rating, dict)
+    assert math.isclose(loser_rating["value"], 3000 - value, abs_tol=0.02)  # symmetric start
+    assert (winner["wins"], winner["losses"], loser["wins"], loser["losses"]) == (1, 0, 0, 1)
+    points = winner["ratings"]
+    assert isinstance(points, list)
+    assert len(points) == 1
+    assert points[0]["match_id"] == match_id
+    assert math.isclose(points[0]["value"], value, abs_tol=0.01)
+    # The second match starts from the first one's ratings.
+    again = await joined_match(client, bo, ann)
+    await resign(app, again, ann)  # Ann resigns: Bo wins
+    expected, _ = glicko2_one_game(
+        loser_rating["value"], loser_rating["deviation"], 0.06, rating["value"], rd, 1.0
+    )
+    bo_after = (await profile(client, "Bo"))["rating"]
+    assert isinstance(bo_after, dict)
+    assert math.isclose(bo_after["value"], expected, abs_tol=0.05)
+
+
+async def test_a_guest_match_moves_no_rating_and_a_guest_has_none(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    ann = await account(client, "Ann")
+    cy = await guest(client, "Cy")
+    match_id = await joined_match(client, ann, cy)
+    await resign(app, match_id, cy)
+    record = (await client.get(f"/api/matches/{match_id}/record")).json()
+    assert record["match"]["rated"] is False
+    assert (await profile(client, "Ann"))["rating"]["provisional"] is True  # type: ignore[index]
+    assert (await profile(client, "Ann"))["ratings"] == []
+    cy_id = (await client.get("/api/session", headers=bearer(cy))).json()["player"]["id"]
+    guest_profile = await profile(client, cy_id)  # a guest is found by its id, not its name
+    assert (guest_profile["name"], guest_profile["account"]) == ("Cy", False)
+    assert (guest_profile["rating"], guest_profile["losses"]) == (None, 1)
+    assert guest_profile["profile_url"] == f"/@/{cy_id}"
+    assert (await client.get("/api/players/Cy")).status_code == 404
+    assert (await client.get("/api/players/nobody")).json()["error"]["code"] == "not_found"
+
+
+async def test_history_is_paged_newest_first_and_links_each_seat(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    ann, bo = await account(client, "Ann"), await account(client, "Bo")
+    ids = []
+    for _ in range(3):
+        match_id = await joined_match(client, ann, bo)
+        await resign(app, match_id, bo)
+        ids.append(match_id)
+    other = await guest(client, "Cy")
+    await new_match(client, other)  # not Ann's, not ended: in no page
+    url = (await profile(client, "Ann"))["matches_url"]
+    assert url == "/api/players/Ann/matches"
+    first = (await client.get(f"{url}?limit=2")).json()
+    assert [m["id"] for m in first["matches"]] == ids[::-1][:2]
+    line = first["matches"][0]
+    assert (line["first_profile"], line["second_profile"]) == ("/@/Ann", "/@/Bo")
+    rest = (await client.get(f"{url}?limit=2&before={first['next']}")).json()
+    assert ([m["id"] for m in rest["matches"]], rest["next"]) == ([ids[0]], None)
+    bad = await client.get(f"{url}?before=nonsense")
+    assert bad.status_code == 422
+
+
+async def test_the_lobby_shows_a_challenge_creators_rating_or_guest(
+    client: httpx.AsyncClient,
+) -> None:
+    ann, cy = await account(client, "Ann"), await guest(client, "Cy")
+    await new_match(client, ann, "open")
+    await new_match(client, cy, "open")
+    lobby = (await client.get("/api/lobby")).json()
+    by_name = {m["first"]: m for m in lobby["open_challenges"]}
+    assert by_name["Ann"]["first_rating"]["value"] == 1500.0
+    assert by_name["Ann"]["first_rating"]["provisional"] is True
+    assert by_name["Ann"]["first_profile"] == "/@/Ann"
+    assert by_name["Cy"]["first_rating"] is None
+    assert (by_name["Cy"]["bank_ms"], by_name["Cy"]["delay_ms"]) == (120_000, 10_000)
