@@ -1,12 +1,19 @@
-// The HTTP API (docs/PROTOCOL.md): identity, matches, lobby, records. The token is an HttpOnly
-// cookie the browser sends by itself; this module never sees it.
+// The HTTP API (docs/PROTOCOL.md): identity, accounts, matches, lobby, records. The token is an
+// HttpOnly cookie the browser sends by itself; this module never sees it.
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfterS = null) {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    /** Whole seconds from the Retry-After header (a 429 or 503), or null. */
+    this.retryAfterS = retryAfterS;
   }
+}
+
+function retryAfter(response) {
+  const seconds = Number.parseInt(response.headers.get("Retry-After") || "", 10);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
 async function call(method, path, body) {
@@ -32,7 +39,12 @@ async function call(method, path, body) {
   }
   if (!response.ok) {
     const error = data && data.error ? data.error : {};
-    throw new ApiError(response.status, error.code || "http", error.message || response.statusText);
+    throw new ApiError(
+      response.status,
+      error.code || "http",
+      error.message || response.statusText,
+      retryAfter(response),
+    );
   }
   return data;
 }
@@ -78,6 +90,30 @@ export async function createGuest(name) {
   rememberGuest(true);
   return data.player;
 }
+
+/** Log in (or claim the guest's name): the server sets the session cookie. */
+async function signIn(path, body) {
+  const data = await call("POST", path, body);
+  rememberGuest(true);
+  return data.player;
+}
+
+/** Turn the calling guest into an account under its name. */
+export const claimAccount = (password) => signIn("/api/account", { password });
+export const logIn = (name, password) => signIn("/api/login", { name, password });
+
+/** End this browser's session; one already gone (401) is as good as ended. */
+export async function logOut() {
+  try {
+    await call("POST", "/api/logout");
+  } catch (err) {
+    if (err.status !== 401) throw err;
+  }
+  rememberGuest(false);
+}
+
+export const changePassword = (current, password) =>
+  call("POST", "/api/account/password", { current, password });
 
 export const createMatch = (mode) => call("POST", "/api/matches", { mode });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);

@@ -1,5 +1,6 @@
-// The lobby (/): a display name, the three ways to start a match, and the lists of open
-// challenges, live matches to watch and finished matches to replay, polled while it is open.
+// The lobby (/): a display name or an account, the three ways to start a match, and the lists
+// of open challenges, live matches to watch and finished matches to replay, polled while it is
+// open.
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -7,6 +8,7 @@ import { ApiError, createGuest, createMatch, joinMatch, readLobby, whoAmI } from
 import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { icon } from "./icons.js";
+import { AccountPanel } from "./account.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -35,6 +37,7 @@ class Lobby {
     this.busy = false;
     this.cleanups = [];
     this.listKeys = new Map();
+    this.account = new AccountPanel(() => this.sessionChanged());
   }
 
   async start() {
@@ -59,6 +62,25 @@ class Lobby {
     this.destroyed = true;
     clearTimeout(this.timer);
     for (const fn of this.cleanups) fn();
+  }
+
+  /** After a log-in, log-out or claim: who is this browser now? */
+  async sessionChanged() {
+    try {
+      this.me = await whoAmI();
+    } catch {
+      this.me = null;
+    }
+    if (this.destroyed) return;
+    try {
+      if (this.me) localStorage.setItem(NAME_KEY, this.me.name);
+      else localStorage.removeItem(NAME_KEY);
+    } catch {
+      /* ignore */
+    }
+    this.root.querySelector("#name-input").value = this.me ? this.me.name : "";
+    this.renderIdentity();
+    this.renderLists();
   }
 
   async poll() {
@@ -87,7 +109,7 @@ class Lobby {
     nameInput.value = savedName();
     const form = h("form", { class: "name-form", novalidate: true },
       h("label", { for: "name-input", class: "field-label", "data-i18n": "lobby.name_label" }),
-      h("div", { class: "name-row" },
+      h("div", { class: "name-row", id: "name-row" },
         nameInput,
         h("button", { type: "submit", class: "btn btn-primary", "data-action": "save-name", "data-i18n": "lobby.save_name" })),
       h("p", { class: "who-line", id: "who-line" }));
@@ -125,6 +147,7 @@ class Lobby {
         h("div", { class: "card start-card" },
           h("h2", { class: "card-title", "data-i18n": "lobby.start_title" }),
           form,
+          this.account.el,
           h("div", { class: "mode-grid" },
             modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
             modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
@@ -158,6 +181,12 @@ class Lobby {
     const line = this.root && this.root.querySelector("#who-line");
     if (!line) return;
     const input = this.root.querySelector("#name-input");
+    // An account keeps its name: a new one would be a new guest, leaving the account.
+    const account = Boolean(this.me && this.me.account);
+    this.root.querySelector("label[for=name-input]").hidden = account;
+    this.root.querySelector("#name-row").hidden = account;
+    line.hidden = account; // the account's own line says who it is
+    this.account.render(this.me);
     if (this.me) {
       fill(line, h("span", { class: "who-dot", "aria-hidden": "true" }, "●"), " ", t("lobby.playing_as", { name: this.me.name }));
       if (!input.value) input.value = this.me.name;

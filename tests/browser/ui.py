@@ -89,6 +89,8 @@ class Tab:
     page: Page
     base_url: str
     errors: list[str] = field(default_factory=list)
+    refusals: set[tuple[int, str]] = field(default_factory=set)
+    """``(status, url)`` of the refusals the test asks for (see :meth:`allow_refusal`)."""
 
     def __post_init__(self) -> None:
         self.page.on("console", self._on_console)
@@ -99,7 +101,20 @@ class Tab:
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
             where = message.location.get("url", "")
+            if self._is_allowed_refusal(message.text, where):
+                return
             self.errors.append(f"{self.name}: console error: {message.text} ({where})")
+
+    def allow_refusal(self, status: int, path: str) -> None:
+        """The test makes the server refuse a request to ``path`` with ``status`` (a wrong
+        password, say): the browser's console line for that refusal is no error of the page's."""
+        self.refusals.add((status, self.base_url + path))
+
+    def _is_allowed_refusal(self, text: str, url: str) -> bool:
+        found = re.match(
+            r"Failed to load resource: the server responded with a status of (\d+)", text
+        )
+        return found is not None and (int(found.group(1)), url) in self.refusals
 
     # -- the server's truth, with this tab's cookie ---------------------------------------
 
@@ -233,6 +248,53 @@ def match_id_of(url: str) -> str:
 def api_guest(tab: Tab, name: str) -> None:
     """A guest for this tab's context without the lobby (tests that are about something else)."""
     tab.api_post("/api/session", {"name": name})
+
+
+# -- accounts in the lobby ------------------------------------------------------------------
+
+
+def session_player(tab: Tab) -> dict[str, Any] | None:
+    """``GET /api/session``'s player for this tab's cookie, or None when it has no identity."""
+    response = tab.page.request.get(tab.base_url + "/api/session")
+    if response.status == 401:
+        return None
+    assert response.ok, f"{tab.name}: GET /api/session: {response.status} {response.text()}"
+    player: dict[str, Any] = response.json()["player"]
+    return player
+
+
+def account_form(tab: Tab, kind: str) -> Locator:
+    """The lobby's ``#{kind}-form`` (claim, login, password), opened by its button if closed."""
+    form = tab.page.locator(f"#{kind}-form")
+    if form.is_hidden():
+        tab.page.locator(f"[data-action=open-{kind}]").click()
+    expect(form).to_be_visible()
+    return form
+
+
+def fill_form(form: Locator, action: str, fields: dict[str, str]) -> None:
+    """Type each ``#id`` field's value, then press the ``[data-action=action]`` submit button;
+    done when the form has its answer (the button is enabled again)."""
+    for field_id, value in fields.items():
+        form.locator(f"#{field_id}").fill(value)
+    submit = form.locator(f"[data-action={action}]")
+    submit.click()
+    expect(submit).to_be_enabled()
+
+
+def log_in_by_form(tab: Tab, name: str, password: str) -> Locator:
+    form = account_form(tab, "login")
+    fill_form(form, "submit-login", {"login-name": name, "login-password": password})
+    return form
+
+
+def expect_account(tab: Tab, name: str) -> None:
+    """The lobby shows this tab logged in to the account ``name``."""
+    status = tab.page.locator("#account-status")
+    expect(status).to_have_class(re.compile(r"\bis-account\b"))
+    expect(status).to_contain_text(name)
+    expect(tab.page.locator("[data-action=log-out]")).to_be_visible()
+    expect(tab.page.locator("#name-row")).to_be_hidden()
 
 
 # -- playing ----------------------------------------------------------------------------------
