@@ -115,7 +115,8 @@ export async function logOut() {
 export const changePassword = (current, password) =>
   call("POST", "/api/account/password", { current, password });
 
-export const createMatch = (mode) => call("POST", "/api/matches", { mode });
+/** control: {} for the server's time control, or {bank_ms, delay_ms} for a casual one. */
+export const createMatch = (mode, control = {}) => call("POST", "/api/matches", { mode, ...control });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
 export const readLobby = () => call("GET", "/api/lobby");

@@ -1,6 +1,6 @@
-// The lobby (/): a display name or an account, the three ways to start a match, and the lists
-// of open challenges, live matches to watch and finished matches to replay, polled while it is
-// open.
+// The lobby (/): a display name or an account, the time control and the three ways to start a
+// match, and the lists of open challenges, live matches to watch and finished matches to
+// replay, polled while it is open.
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -9,6 +9,7 @@ import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { icon } from "./icons.js";
 import { AccountPanel } from "./account.js";
+import { TimeControlPicker, controlTag } from "./timecontrol.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -38,6 +39,7 @@ class Lobby {
     this.cleanups = [];
     this.listKeys = new Map();
     this.account = new AccountPanel(() => this.sessionChanged());
+    this.timeControl = new TimeControlPicker();
   }
 
   async start() {
@@ -148,6 +150,7 @@ class Lobby {
           h("h2", { class: "card-title", "data-i18n": "lobby.start_title" }),
           form,
           this.account.el,
+          this.timeControl.el,
           h("div", { class: "mode-grid" },
             modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
             modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
@@ -168,6 +171,7 @@ class Lobby {
     const input = this.root.querySelector("#name-input");
     input.placeholder = t("lobby.name_placeholder");
     document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
+    this.timeControl.render();
     this.renderIdentity();
     this.renderLists();
   }
@@ -240,8 +244,10 @@ class Lobby {
     if (this.busy) return;
     this.busy = true;
     try {
+      const control = this.timeControl.chosen();
+      if (control === null) return;
       if (!(await this.ensureGuest())) return;
-      const created = await createMatch(mode);
+      const created = await createMatch(mode, control);
       navigate(`/m/${created.id}`);
     } catch (err) {
       toast(err instanceof ApiError ? err.message : String(err), "error");
@@ -274,7 +280,7 @@ class Lobby {
       return [
         h("div", { class: "item-main" },
           h("span", { class: "item-title" }, t("lobby.challenge_by", { name: m.first || "?" })),
-          h("span", { class: "item-meta" }, ago(m.created_at_ms))),
+          h("span", { class: "item-meta" }, meta([controlTag(m), ago(m.created_at_ms)]))),
         h("div", { class: "item-actions" },
           mine
             ? h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.open_yours"))
@@ -285,7 +291,7 @@ class Lobby {
       h("div", { class: "item-main" },
         h("span", { class: "item-title" }, versus(m)),
         h("span", { class: "item-meta" },
-          [m.round_number > 0 ? t("lobby.round", { n: m.round_number }) : t("lobby.starting"), t(`mode.${m.mode}`)].join(" · "),
+          meta([m.round_number > 0 ? t("lobby.round", { n: m.round_number }) : t("lobby.starting"), t(`mode.${m.mode}`), controlTag(m)]),
           " · ", icon("eye", "icon icon-inline"), h("span", { class: "sr-only" }, t("match.spectators", { n: m.spectators })), ` ${m.spectators}`)),
       h("div", { class: "item-actions" },
         h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
@@ -312,6 +318,11 @@ class Lobby {
     }
     fill(ul, items.map((m) => h("li", { class: "match-item", "data-match-id": m.id }, row(m))));
   }
+}
+
+/** Parts of a meta line, " · " between the ones present. */
+function meta(parts) {
+  return parts.filter((part) => part).flatMap((part, i) => (i ? [" · ", part] : [part]));
 }
 
 function versus(m) {
