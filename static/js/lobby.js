@@ -10,6 +10,7 @@ import { toast } from "./announce.js";
 import { icon } from "./icons.js";
 import { AccountPanel } from "./account.js";
 import { TimeControlPicker, controlTag } from "./timecontrol.js";
+import { ratingTag } from "./rating.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -279,7 +280,7 @@ class Lobby {
       const mine = myName && m.first === myName;
       return [
         h("div", { class: "item-main" },
-          h("span", { class: "item-title" }, t("lobby.challenge_by", { name: m.first || "?" })),
+          h("span", { class: "item-title" }, withName("lobby.challenge_by", [m.first || "?", " ", ratingTag(m, "first_rating")])),
           h("span", { class: "item-meta" }, meta([controlTag(m), ago(m.created_at_ms)]))),
         h("div", { class: "item-actions" },
           mine
@@ -318,6 +319,12 @@ class Lobby {
     }
     fill(ul, items.map((m) => h("li", { class: "match-item", "data-match-id": m.id }, row(m))));
   }
+}
+
+/** The text of key with its {name} replaced by nodes (a name and the tag beside it). */
+function withName(key, nodes) {
+  const [before, after = ""] = t(key, { name: "\u0000" }).split("\u0000");
+  return [before, h("span", { class: "item-name" }, nodes), after];
 }
 
 /** Parts of a meta line, " · " between the ones present. */

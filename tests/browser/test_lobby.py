@@ -1,10 +1,13 @@
 """Issue 5: the lobby kept current without reloading (an open challenge appears, is accepted and
-leaves the list), and the pages at a phone's width (390 × 844) without sideways scrolling."""
+leaves the list), and the pages at a phone's width (390 × 844) without sideways scrolling.
+Issue 11 item 6: an open challenge shows its creator's rating as the lobby sends it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from .conftest import Tabs
 from .ui import Tab, api_guest, enter_name, shown_match_id
@@ -30,6 +33,73 @@ def test_an_open_challenge_is_listed_and_accepted_live(tabs: Tabs) -> None:
     expect(bob.page.locator("#match")).to_have_attribute("data-audience", "second")
     expect(ann.page.locator("#match")).to_have_attribute("data-status", "active")
     assert bob.snapshot(match_id)["match"]["players"]["second"]["name"] == "Bohdan"
+
+
+def challenge(match_id: str, **fields: Any) -> dict[str, Any]:
+    """An open challenge's lobby line, as ``GET /api/lobby`` sends one."""
+    line = {
+        "id": match_id,
+        "mode": "open",
+        "status": "waiting",
+        "first": "Ann",
+        "second": None,
+        "round_number": 0,
+        "spectators": 0,
+        "created_at_ms": 1_796_046_218_000,
+        "bank_ms": 120_000,
+        "delay_ms": 10_000,
+    }
+    line.update(fields)
+    return line
+
+
+def test_an_open_challenge_shows_its_creators_rating_as_sent(tabs: Tabs) -> None:
+    """No ``first_rating`` (a server that does not rate): nothing; null: a guest; a rating: its
+    rounded value, with "?" while provisional. A line without a time control shows none."""
+    tab = tabs.open("viewer")
+    lines = [
+        challenge("unrated"),
+        challenge("guest", first_rating=None),
+        challenge(
+            "newcomer",
+            first_rating={
+                "value": 1499.6,
+                "deviation": 350.0,
+                "volatility": 0.06,
+                "provisional": True,
+            },
+        ),
+        challenge(
+            "settled",
+            first_rating={
+                "value": 1712.4,
+                "deviation": 61.2,
+                "volatility": 0.06,
+                "provisional": False,
+            },
+        ),
+        {k: v for k, v in challenge("untimed").items() if k not in ("bank_ms", "delay_ms")},
+    ]
+    lobby = {"open_challenges": lines, "live": [], "finished": []}
+
+    def answer(route: Route) -> None:
+        route.fulfill(json=lobby)
+
+    tab.page.route("**/api/lobby", answer)
+    tab.page.goto(tab.base_url + "/")
+    item = {
+        m["id"]: tab.page.locator(f'#open-challenges [data-match-id="{m["id"]}"]') for m in lines
+    }
+    expect(item["unrated"].locator(".time-tag")).to_have_text("2 min + 10 s")
+    expect(item["unrated"].locator(".rating-tag")).to_have_count(0)
+    expect(item["guest"].locator(".item-name")).to_have_text("Ann guest")
+    newcomer = item["newcomer"].locator(".rating-tag")
+    expect(newcomer).to_have_attribute("data-rating", "1500?")
+    expect(newcomer.locator("[aria-hidden=true]")).to_have_text("1500?")
+    expect(newcomer.locator(".sr-only")).to_have_text("provisional rating 1500")
+    expect(item["settled"].locator(".rating-tag")).to_have_attribute("data-rating", "1712")
+    expect(item["untimed"].locator(".time-tag")).to_have_count(0)
+    expect(item["untimed"].locator(".rating-tag")).to_have_count(0)
 
 
 WIDER_THAN_VIEWPORT_JS = """() => {
