@@ -46,6 +46,7 @@ from spectacular_bid.service.record_document import (
 from spectacular_bid.service.records import new_match_id, read_document, records_for_import
 from spectacular_bid.service.recovery import abort_unfinished
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.rematches import Rematches
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import new_match
@@ -83,6 +84,7 @@ class MatchService:
         self._evictions: dict[str, asyncio.TimerHandle] = {}
         self._closing: set[asyncio.Task[None]] = set()
         self._ended: OrderedDict[str, Rebuilt] = OrderedDict()
+        self.rematches = Rematches(now_ms)
         if deck_source_for is not None:
             self._deck_source_for = deck_source_for
         elif self.settings.fixed_deck_seed is not None:
@@ -187,6 +189,7 @@ class MatchService:
         """Close a finished actor: its sockets are told to reconnect, and find() then serves
         the match from the store."""
         self._evictions.pop(match_id, None)
+        self.rematches.forget(match_id)
         actor = self._actors.pop(match_id, None)
         if actor is None:
             return

@@ -40,6 +40,7 @@ from spectacular_bid.web.routes import (
     lobby,
     matches,
     players,
+    rematch,
     replays,
     session,
 )
@@ -72,6 +73,7 @@ def create_app(
         store, settings.service_settings(), finished_ttl_ms=settings.finished_ttl_ms
     )
     rooms = Rooms(service.now_ms, settings.room_settings())
+    rooms.on_player_left = rematch.lapse_on_leave(service)
     collector = Collector(service.any_clock_running) if manage_collector else None
 
     @asynccontextmanager
@@ -132,6 +134,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(session.router)
     app.include_router(accounts.router)
     app.include_router(matches.router)
+    app.include_router(rematch.router)
     app.include_router(replays.router)
     app.include_router(players.router)
     app.include_router(lobby.router)

@@ -28,6 +28,7 @@ from spectacular_bid.service.events import (
     Revealed,
     SeatTaken,
 )
+from spectacular_bid.service.rematches import RematchState
 from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.web.view_json import to_json
 
@@ -189,5 +190,19 @@ def presence_message(version: int, presence: Presence) -> str:
             "version": version,
             "online": {"first": online.first, "second": online.second},
             "spectators": presence.spectators,
+        }
+    )
+
+
+def rematch_message(version: int, state: RematchState) -> str:
+    """The ``rematch`` message of an ended match (issue 11 item 4)."""
+    by = state.offered_by
+    return _dumps(
+        {
+            "type": "rematch",
+            "version": version,
+            "offered_by": str(by) if by is not None else None,
+            "expires_in_ms": state.expires_in_ms,
+            "match_id": state.next_id,
         }
     )

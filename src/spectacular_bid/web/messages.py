@@ -289,7 +289,28 @@ class ServerPong(_ServerMessage):
     """The server's monotonic ms, the time base of every clock reading."""
 
 
-ServerKind = ServerState | ServerUpdate | ServerPresence | ServerAck | ServerError | ServerPong
+class ServerRematch(_ServerMessage):
+    """The ended match's rematch (issue 11 item 4): an offer made, declined or lapsed, or the
+    rematch started, which everyone watching is taken to. Sent to every socket of the match."""
+
+    type: Literal["rematch"]
+    offered_by: SeatName | None
+    """The seat whose offer stands; null when none does."""
+    expires_in_ms: int | None
+    """How long the standing offer has left; null when none stands."""
+    match_id: str | None
+    """The rematch, once it has started (its page is ``/m/{match_id}``); null until then."""
+
+
+ServerKind = (
+    ServerState
+    | ServerUpdate
+    | ServerPresence
+    | ServerAck
+    | ServerError
+    | ServerPong
+    | ServerRematch
+)
 
 
 class ServerMessage(RootModel[ServerKind]):

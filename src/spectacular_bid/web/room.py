@@ -18,6 +18,7 @@ going is always sent after ``presence_delay_ms``.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -175,8 +176,16 @@ class Room:
             left = self._player_sockets.get(player_id, 0) + delta
             if left > 0:
                 self._player_sockets[player_id] = left
-            else:
-                self._player_sockets.pop(player_id, None)
+                return
+            self._player_sockets.pop(player_id, None)
+            seated = any(p is not None and p.id == player_id for p in self.actor.state.seats)
+            if delta < 0 and seated and self._rooms.on_player_left is not None:
+                self._rooms.on_player_left(self, player_id)
+
+    def notice(self, message: str) -> None:
+        """A message for every socket of the match that is not a version of it (a rematch)."""
+        for sub in self.subscribers:
+            sub.offer(message)
 
     def presence(self) -> Presence:
         """Who is connected: each seat whose player has a socket open, and the spectators."""
@@ -247,6 +256,12 @@ class Rooms:
         self.now_ms = now_ms
         self.settings = settings if settings is not None else RoomSettings()
         self._rooms: dict[str, Room] = {}
+        self.on_player_left: Callable[[Room, str], None] | None = None
+        """Called when a seated player's last socket of a match closes (a rematch offer
+        lapses, issue 11 item 4)."""
+
+    def get(self, match_id: str) -> Room | None:
+        return self._rooms.get(match_id)
 
     def room(self, actor: MatchActor) -> Room:
         room = self._rooms.get(actor.id)

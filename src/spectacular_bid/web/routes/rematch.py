@@ -1,0 +1,109 @@
+"""``/api/matches/{id}/rematch`` (issue 11 item 4): after an online match has ended, either
+player offers a rematch (``POST``), which the other accepts by offering too; ``DELETE`` declines
+the opponent's offer or withdraws one's own. Every change reaches every socket of the match as a
+``rematch`` message; once the rematch has started, its ``match_id`` takes everyone there.
+
+An offer lapses after three minutes or when either player's last socket of the match closes
+(:func:`lapse_on_leave`). The offer is no command of the match: the ended match's version and
+record stay as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fastapi import APIRouter
+
+from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.rematches import RematchState
+from spectacular_bid.web.appstate import RoomsDep, Service
+from spectacular_bid.web.errors import responses
+from spectacular_bid.web.frames import rematch_message
+from spectacular_bid.web.identity import CurrentPlayer
+from spectacular_bid.web.notation import SeatName, WireModel, seat_name
+from spectacular_bid.web.room import Room, Rooms
+
+router = APIRouter(prefix="/api/matches", tags=["matches"])
+
+REFUSALS = responses(
+    ErrorCode.UNAUTHORIZED,
+    ErrorCode.NOT_FOUND,
+    ErrorCode.NOT_YOUR_SEAT,
+    ErrorCode.WRONG_PHASE,
+    ErrorCode.SERVER_BUSY,
+)
+
+
+class Rematch(WireModel):
+    offered_by: SeatName | None
+    """The seat whose offer stands; null when none does."""
+    expires_in_ms: int | None
+    """How long the standing offer has left."""
+    match_id: str | None
+    """The rematch once it has started; null until then."""
+
+    @classmethod
+    def of(cls, state: RematchState) -> Rematch:
+        by = state.offered_by
+        return cls(
+            offered_by=seat_name(by) if by is not None else None,
+            expires_in_ms=state.expires_in_ms,
+            match_id=state.next_id,
+        )
+
+
+async def _ended_actor(service: MatchService, match_id: str) -> MatchActor:
+    found = await service.find(match_id)
+    if not isinstance(found, MatchActor):
+        raise Rejection(
+            ErrorCode.WRONG_PHASE, f"match {match_id!r} ended too long ago to ask for a rematch"
+        )
+    return found
+
+
+def _tell(rooms: Rooms, actor: MatchActor, state: RematchState) -> Rematch:
+    room = rooms.get(actor.id)
+    if room is not None:
+        room.notice(rematch_message(actor.version, state))
+    return Rematch.of(state)
+
+
+@router.get("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
+async def read_rematch(match_id: str, service: Service) -> Rematch:
+    """The rematch as it stands (what the last ``rematch`` message said)."""
+    actor = await _ended_actor(service, match_id)
+    return Rematch.of(service.rematches.state(actor.id))
+
+
+@router.post("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
+async def offer_rematch(
+    match_id: str, player: CurrentPlayer, service: Service, rooms: RoomsDep
+) -> Rematch:
+    """Offer a rematch; when the opponent's offer stands, accept it: the rematch starts, the
+    seats swapped, on the same time control (503 ``server_busy`` near capacity)."""
+    actor = await _ended_actor(service, match_id)
+    state = await service.rematches.offer(service, actor, player)
+    return _tell(rooms, actor, state)
+
+
+@router.delete("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
+async def decline_rematch(
+    match_id: str, player: CurrentPlayer, service: Service, rooms: RoomsDep
+) -> Rematch:
+    """Decline the opponent's offer, or withdraw one's own."""
+    actor = await _ended_actor(service, match_id)
+    return _tell(rooms, actor, service.rematches.decline(actor, player))
+
+
+def lapse_on_leave(service: MatchService) -> Callable[[Room, str], None]:
+    """For :attr:`Rooms.on_player_left`: a player who leaves lets the offer lapse, and the
+    sockets still open are told."""
+
+    def left(room: Room, _player_id: str) -> None:
+        match_id = room.actor.id
+        if service.rematches.lapse(match_id):
+            room.notice(rematch_message(room.actor.version, service.rematches.state(match_id)))
+
+    return left
