@@ -4,7 +4,7 @@
 // and shows the server's answer inline. After a change of identity the lobby re-reads the
 // session (onSession) and redraws.
 
-import { h, show } from "./dom.js";
+import { h, fill, show } from "./dom.js";
 import { t } from "./i18n.js";
 import { ApiError, changePassword, claimAccount, logIn, logOut } from "./api.js";
 import { toast } from "./announce.js";
@@ -108,7 +108,10 @@ export class AccountPanel {
     this.me = me;
     const account = Boolean(me && me.account);
     if (!account) this.status.textContent = me ? t("account.guest_hint") : t("account.none_hint");
-    else this.status.textContent = t("account.signed_in", { name: me.name });
+    else {
+      fill(this.status, t("account.signed_in", { name: me.name }), " ",
+        h("a", { class: "player-link", href: `/@/${encodeURIComponent(me.name)}`, "data-action": "my-profile" }, t("account.profile")));
+    }
     this.status.classList.toggle("is-account", account);
     show(this.toggles.claim, Boolean(me) && !account);
     show(this.toggles.login, !account);

@@ -122,3 +122,15 @@ export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(
 export const readLobby = () => call("GET", "/api/lobby");
 export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
 export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);
+export const readPlayer = (name) => call("GET", `/api/players/${encodeURIComponent(name)}`);
+export function readPlayerMatches(name, limit, before) {
+  const query = new URLSearchParams({ limit: String(limit) });
+  if (before) query.set("before", before);
+  return call("GET", `/api/players/${encodeURIComponent(name)}/matches?${query}`);
+}
+const rematchPath = (id) => `/api/matches/${encodeURIComponent(id)}/rematch`;
+export const readRematch = (id) => call("GET", rematchPath(id));
+/** Offer a rematch, or accept the opponent's standing offer. */
+export const offerRematch = (id) => call("POST", rematchPath(id));
+/** Decline the opponent's offer, or withdraw one's own. */
+export const declineRematch = (id) => call("DELETE", rematchPath(id));

@@ -299,7 +299,7 @@ class Lobby {
     ]);
     this.fillList("finished-matches", data.finished || [], (m) => [
       h("div", { class: "item-main" },
-        h("span", { class: "item-title" }, versus(m)),
+        h("span", { class: "item-title" }, versusLinks(m)),
         h("span", { class: "item-meta" }, [t(`status.${m.status}`), ago(m.created_at_ms)].join(" · "))),
       h("div", { class: "item-actions" },
         h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
@@ -335,6 +335,17 @@ function meta(parts) {
 function versus(m) {
   if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
   return `${m.first || "?"} ${t("lobby.vs")} ${m.second || "…"}`;
+}
+
+/** The two names, each linking to its player's profile and archive (issue 11 item 3). */
+function versusLinks(m) {
+  const name = (seat) => {
+    const shown = m[seat] || (seat === "first" ? "?" : "…");
+    const link = m[`${seat}_profile`];
+    return link ? h("a", { class: "player-link", href: link }, shown) : shown;
+  };
+  if (m.mode === "shared") return name("first");
+  return [name("first"), ` ${t("lobby.vs")} `, name("second")];
 }
 
 function ago(ms) {

@@ -8,6 +8,7 @@ import { startRouter } from "./router.js";
 import { mountLobby } from "./lobby.js";
 import { mountMatch } from "./matchview.js";
 import { mountReplay } from "./replay.js";
+import { mountProfile } from "./profile.js";
 
 let unmount = null;
 
@@ -20,6 +21,7 @@ function route(found) {
   if (found.name === "lobby") unmount = mountLobby(main);
   else if (found.name === "match") unmount = mountMatch(main, found.id);
   else if (found.name === "replay") unmount = mountReplay(main, found.id);
+  else if (found.name === "profile") unmount = mountProfile(main, found.id);
   else {
     fill(main, h("section", { class: "card problem-card" },
       h("h1", { class: "card-title" }, t("common.not_found")),

@@ -56,6 +56,7 @@ export function buildMatchDom() {
       { class: "arena", "aria-label": "" },
       h("p", { id: "turn-banner", class: "turn-banner", role: "status" }),
       h("section", { id: "result", class: "card result-card", hidden: true, role: "status" }),
+      h("section", { id: "rematch", class: "card rematch-card", hidden: true, "aria-live": "polite" }),
       h("section", { id: "auction", class: "card auction-card", hidden: true, "aria-labelledby": "auction-title" }),
       h("section", { id: "round-card", class: "card round-card", hidden: true },
         h("div", { id: "settlement", class: "settlement", hidden: true }),

@@ -5,7 +5,9 @@
 
 import { h, fill, other, setAttr, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, joinMatch, readMatch, whoAmI } from "./api.js";
+import { ApiError, createGuest, joinMatch, readMatch, readRematch, whoAmI } from "./api.js";
+import { RematchBox } from "./rematch.js";
+import { navigate } from "./router.js";
 import { MatchSocket } from "./socket.js";
 import { MatchStore } from "./store.js";
 import { buildMatchDom } from "./matchdom.js";
@@ -73,6 +75,8 @@ class MatchView {
     if (this.destroyed) return;
     this.dom = buildMatchDom();
     fill(this.main, this.dom);
+    this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
+    this.cleanups.push(() => this.rematch.destroy());
     this.wire();
     this.cleanups.push(this.store.subscribe((change) => this.onChange(change)));
     this.cleanups.push(onLanguageChange(() => this.renderAll()));
@@ -87,6 +91,20 @@ class MatchView {
     });
     observer.observe(this.dom.querySelector(".board-wrap"));
     this.cleanups.push(() => observer.disconnect());
+  }
+
+  /** The rematch box of an ended match; its state is read once, for an offer made before this
+   * page connected, and then follows the `rematch` messages. */
+  renderRematch(match) {
+    this.rematch.render(match);
+    const ended = match.status === "finished" || match.status === "aborted";
+    if (!ended || this.rematchRead) return;
+    this.rematchRead = true;
+    readRematch(this.id)
+      .then((state) => {
+        if (!this.destroyed) this.rematch.update(state);
+      })
+      .catch(() => {}); // too long ago, or a shared device: no rematch to show
   }
 
   destroy() {
@@ -150,6 +168,9 @@ class MatchView {
         break;
       case "presence":
         this.store.presence(msg);
+        break;
+      case "rematch":
+        this.rematch.update(msg);
         break;
       case "ack":
         // A press already in effect (Start/Continue, Reveal) is acked with no new version: no
@@ -465,6 +486,7 @@ class MatchView {
     renderAuction(dom.querySelector("#auction"), match, ctx);
     renderRoundCard(dom.querySelector("#round-card"), match, ctx);
     renderResult(dom.querySelector("#result"), match);
+    this.renderRematch(match);
 
     this.renderBoardOnly();
     this.renderEnds(match);

@@ -1,18 +1,27 @@
 // Client routes: "/" (lobby), "/m/{id}" (a match), "/replay/{id}" (a finished match, step by
-// step). Same-origin links to these paths are followed without reloading the page.
+// step), "/@/{name}" (a player's profile and archive). Same-origin links to these paths are followed without reloading the page.
 
 const ROUTES = [
   { name: "match", pattern: /^\/m\/([A-Za-z0-9_-]+)\/?$/ },
   { name: "replay", pattern: /^\/replay\/([A-Za-z0-9_-]+)\/?$/ },
+  { name: "profile", pattern: /^\/@\/([^/]+)\/?$/ },
   { name: "lobby", pattern: /^\/?$/ },
 ];
 
 let handler = null;
 
+function safeDecode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 export function match(pathname) {
   for (const route of ROUTES) {
     const found = route.pattern.exec(pathname);
-    if (found) return { name: route.name, id: found[1] || null };
+    if (found) return { name: route.name, id: found[1] ? safeDecode(found[1]) : null };
   }
   return { name: "notfound", id: null };
 }

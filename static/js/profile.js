@@ -1,0 +1,135 @@
+// A player's page (/@/{name}): the rating now with its history as a small chart, wins and
+// losses, and every ended match of the player, newest first, a page at a time, each opening its
+// replay (issue 11 item 3). Everything shown comes from the server; nothing is computed here but
+// the chart's drawing.
+
+import { h, s, fill } from "./dom.js";
+import { t, onLanguageChange } from "./i18n.js";
+import { ApiError, readPlayer, readPlayerMatches } from "./api.js";
+import { ratingTag } from "./rating.js";
+
+const CHART = { width: 480, height: 140, pad: 28 };
+const PAGE = 20;
+
+export function mountProfile(main, handle) {
+  const page = new ProfilePage(main, handle);
+  page.start();
+  return () => page.destroy();
+}
+
+
+class ProfilePage {
+  constructor(main, handle) {
+    this.main = main;
+    this.handle = handle;
+    this.player = null;
+    this.matches = [];
+    this.next = null;
+    this.destroyed = false;
+    this.offLanguage = onLanguageChange(() => this.render());
+  }
+
+  async start() {
+    fill(this.main, h("div", { class: "page-loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" })));
+    try {
+      this.player = await readPlayer(this.handle);
+      const first = await readPlayerMatches(this.handle, PAGE, null);
+      this.matches = first.matches;
+      this.next = first.next;
+    } catch (err) {
+      if (!this.destroyed) this.problem(err);
+      return;
+    }
+    if (!this.destroyed) this.render();
+  }
+
+  async more() {
+    if (!this.next) return;
+    try {
+      const page = await readPlayerMatches(this.handle, PAGE, this.next);
+      this.matches = this.matches.concat(page.matches);
+      this.next = page.next;
+    } catch (err) {
+      this.next = null;
+    }
+    if (!this.destroyed) this.render();
+  }
+
+  problem(err) {
+    const missing = err instanceof ApiError && err.status === 404;
+    fill(this.main, h("section", { class: "card problem-card" },
+      h("h1", { class: "card-title" }, missing ? t("profile.not_found") : t("profile.problem")),
+      h("p", {}, h("a", { class: "btn btn-primary", href: "/" }, t("match.back_to_lobby")))));
+  }
+
+  render() {
+    const p = this.player;
+    if (!p) return;
+    document.title = `${p.name} · Spectacular Bid`;
+    fill(this.main, h("section", { class: "profile card", "data-player": p.name },
+      h("h1", { class: "card-title profile-name" }, p.name,
+        p.account ? null : h("span", { class: "profile-badge" }, t("rating.guest"))),
+      h("dl", { class: "profile-stats" },
+        h("div", {}, h("dt", {}, t("profile.rating")), h("dd", { "data-stat": "rating" }, ratingTag(p, "rating"))),
+        h("div", {}, h("dt", {}, t("profile.wins")), h("dd", { "data-stat": "wins" }, String(p.wins))),
+        h("div", {}, h("dt", {}, t("profile.losses")), h("dd", { "data-stat": "losses" }, String(p.losses)))),
+      p.account ? chart(p.ratings) : null,
+      h("h2", { class: "profile-heading" }, t("profile.matches")),
+      this.matches.length
+        ? h("ol", { class: "item-list profile-matches" }, this.matches.map((m) => matchLine(m, p)))
+        : h("p", { class: "empty" }, t("profile.no_matches")),
+      this.next
+        ? h("button", { type: "button", class: "btn btn-secondary", "data-action": "more-matches", onclick: () => this.more() }, t("profile.more"))
+        : null));
+  }
+
+  destroy() {
+    this.destroyed = true;
+    this.offLanguage();
+  }
+}
+
+function seatOf(m, player) {
+  const mine = (link) => link === player.profile_url;
+  if (mine(m.first_profile) && mine(m.second_profile)) return null; // a shared device
+  if (mine(m.first_profile)) return "first";
+  if (mine(m.second_profile)) return "second";
+  return null;
+}
+
+function matchLine(m, player) {
+  const seat = seatOf(m, player);
+  const other = seat === "first" ? "second" : "first";
+  let outcome = t(`status.${m.status}`);
+  if (seat && m.winner) outcome = m.winner === seat ? t("profile.won") : t("profile.lost");
+  const opponentLink = seat ? m[`${other}_profile`] : null;
+  const opponent = seat ? m[other] : `${m.first || "?"} ${t("lobby.vs")} ${m.second || "…"}`;
+  return h("li", { class: "match-item", "data-match-id": m.id },
+    h("div", { class: "item-main" },
+      h("span", { class: "item-title" },
+        seat ? [t("profile.versus"), " ", opponentLink ? h("a", { href: opponentLink }, opponent || "?") : opponent || "?"] : opponent),
+      h("span", { class: "item-meta" },
+        [outcome, t(`result.reason.${m.reason}`), m.rated ? t("profile.rated") : t("profile.casual"), new Date(m.ended_at_ms).toLocaleDateString(document.documentElement.lang || "en")].join(" · "))),
+    h("div", { class: "item-actions" },
+      h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay"))));
+}
+
+/** The rating after each rated match, oldest to newest, as a line with its range labelled. */
+function chart(points) {
+  if (!points.length) return h("p", { class: "profile-chart-empty" }, t("profile.no_rated"));
+  const values = points.map((p) => p.value);
+  const low = Math.min(...values) - 10;
+  const high = Math.max(...values) + 10;
+  const { width, height, pad } = CHART;
+  const x = (i) => pad + (points.length === 1 ? (width - 2 * pad) / 2 : (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / (high - low);
+  const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
+  const last = points[points.length - 1];
+  return s("svg", { class: "profile-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": t("profile.chart", { n: points.length, value: Math.round(last.value) }) },
+    s("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "chart-axis" }),
+    s("text", { x: 2, y: y(high - 10) + 4, class: "chart-label" }, String(Math.round(high - 10))),
+    s("text", { x: 2, y: y(low + 10) + 4, class: "chart-label" }, String(Math.round(low + 10))),
+    s("polyline", { points: line, class: "chart-line", fill: "none" }),
+    points.map((p, i) => s("circle", { cx: x(i).toFixed(1), cy: y(p.value).toFixed(1), r: 3, class: "chart-point" },
+      s("title", {}, `${Math.round(p.value)} · ${new Date(p.at_ms).toLocaleDateString(document.documentElement.lang || "en")}`))));
+}

@@ -1,0 +1,77 @@
+"""Issue 11 in the browser, by clicks: two players register from the lobby, play a match to its
+end (a resignation), see the new ratings on their profile pages, and rematch: one offers, the
+other accepts, and both (and a spectator) are taken to the new match, seats swapped."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import Tabs
+from .ui import Tab, account_form, enter_name, expect_account, fill_form, invite_link, match_id_of
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery"
+
+
+def register(tab: Tab, name: str) -> None:
+    enter_name(tab, name)
+    claim = account_form(tab, "claim")
+    fill_form(claim, "submit-claim", {"claim-password": PASSWORD, "claim-confirm": PASSWORD})
+    expect_account(tab, name)
+
+
+def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
+    ann, bob, watcher = tabs.open("ann"), tabs.open("bob"), tabs.open("spectator")
+    register(ann, "Annikki")
+    register(bob, "Bobby")
+
+    ann.page.locator("[data-action=create-invite]").click()
+    url = invite_link(ann)
+    match_id = match_id_of(url)
+    bob.page.goto(url)
+    bob.page.locator("[data-action=join]").click()
+    expect(bob.page.locator("#match")).to_have_attribute("data-audience", "second")
+    watcher.page.goto(url)
+    expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
+
+    bob.page.locator("[data-action=resign]").click()  # its confirmation is answered yes
+    for tab in (ann, bob, watcher):
+        expect(tab.page.locator("#result")).to_be_visible()
+    expect(ann.page.locator("#result")).to_contain_text("You won")
+
+    # The profile: reached from the lobby's own link, the rating moved and charted.
+    ann.page.goto(ann.base_url + "/")
+    ann.page.locator("[data-action=my-profile]").click()
+    expect(ann.page).to_have_url(re.compile(r"/@/Annikki$"))
+    expect(ann.page.locator("[data-stat=rating]")).to_contain_text("1662?")
+    expect(ann.page.locator("[data-stat=wins]")).to_have_text("1")
+    expect(ann.page.locator(".profile-chart .chart-point")).to_have_count(1)
+    line = ann.page.locator(f'.profile-matches [data-match-id="{match_id}"]')
+    expect(line).to_contain_text("Bobby")
+    line.get_by_role("link", name=re.compile("Bobby")).click()
+    expect(ann.page).to_have_url(re.compile(r"/@/Bobby$"))
+    expect(ann.page.locator("[data-stat=rating]")).to_contain_text("1338?")
+    expect(ann.page.locator("[data-stat=losses]")).to_have_text("1")
+
+    # The rematch: Ann offers from the ended match, Bob accepts; everyone goes there.
+    ann.page.goto(url)
+    offer = ann.page.locator("[data-action=offer-rematch]")
+    expect(offer).to_be_visible()
+    expect(watcher.page.locator("[data-action=offer-rematch]")).to_have_count(0)
+    offer.click()
+    expect(ann.page.locator("[data-rematch=waiting]")).to_be_visible()
+    expect(bob.page.locator("[data-rematch=offered]")).to_contain_text("Annikki")
+    expect(watcher.page.locator("#rematch")).to_contain_text("Annikki")
+    bob.page.locator("[data-action=accept-rematch]").click()
+    for tab in (ann, bob, watcher):
+        expect(tab.page).not_to_have_url(re.compile(f"/m/{match_id}$"))
+        expect(tab.page).to_have_url(re.compile(r"/m/[A-Za-z0-9_-]+$"))
+    rematch_id = match_id_of(ann.page.url)
+    assert match_id_of(bob.page.url) == match_id_of(watcher.page.url) == rematch_id
+    expect(bob.page.locator("#match")).to_have_attribute("data-audience", "first")  # swapped
+    expect(ann.page.locator("#match")).to_have_attribute("data-audience", "second")
+    expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
