@@ -15,9 +15,9 @@ from pathlib import Path
 
 from spectacular_bid.service.codec import clock_json, event_json
 from spectacular_bid.service.ports import MatchRecord
-from spectacular_bid.service.record_document import ENDED
+from spectacular_bid.service.record_document import ENDED, version_of
 from spectacular_bid.service.records import read_document
-from spectacular_bid.service.replay import Replay, verify, version_of
+from spectacular_bid.service.replay import Replay, verify
 from spectacular_bid.store.engine import create_engine, default_sqlite_url
 from spectacular_bid.store.repository import SqlStore
 

@@ -31,9 +31,9 @@ from spectacular_bid.service.codec import clock_json, command_json, event_json
 from spectacular_bid.service.entries import header_of
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchRecord, MatchStatus, Player
-from spectacular_bid.service.record_document import ENDED, IMPORTED
+from spectacular_bid.service.record_document import ENDED, IMPORTED, version_of
 from spectacular_bid.service.records import read_document
-from spectacular_bid.service.replay import Replay, verify, version_of
+from spectacular_bid.service.replay import Replay, verify
 from spectacular_bid.service.state import MatchState
 
 

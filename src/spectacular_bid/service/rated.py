@@ -20,7 +20,7 @@ format 2 applied this policy without asking for accounts (:func:`rated_in_v2`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from spectacular_bid.clock import DEFAULT_SETTINGS, ClockSettings
@@ -71,3 +71,13 @@ def rated_in_v2(
 def rated_in_v1(result: MatchEnded | None) -> bool:
     """The policy of record format version 1: rated whenever the match had a winner."""
     return result is not None and result.winner is not None
+
+
+Policy = Callable[[MatchMode, Sequence[Player | None], ClockSettings, MatchEnded | None], bool]
+
+
+def rated_policy(format_version: int) -> Policy:
+    """The policy a record of ``format_version`` was rated under (its replay checks that)."""
+    if format_version == 1:
+        return lambda _mode, _seats, _clock, result: rated_in_v1(result)
+    return rated_in_v2 if format_version == 2 else is_rated

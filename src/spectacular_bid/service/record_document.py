@@ -46,7 +46,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Final
 
-from spectacular_bid.service.ports import JSON, MatchMode, MatchStatus
+from spectacular_bid.service.ports import JSON, EventRecord, MatchMode, MatchStatus
 
 FORMAT: Final = "spectacular-bid/match-record"
 FORMAT_VERSION: Final = 3
@@ -322,3 +322,17 @@ def check_importable(document: MatchDocument) -> None:
             f"match.created_at_ms: expected no later than the match's end, ended_at_ms {ended}, "
             f"found {created!r:.80}"
         )
+
+
+def version_of(record: EventRecord) -> dict[str, Any]:
+    """A stored version in the shape of a record document's ``versions`` item."""
+    return {
+        "version": record.version,
+        "seat": record.seat,
+        "command": record.command,
+        "events": record.events,
+        "wall_ms": record.wall_ms,
+        "mono_ms": record.mono_ms,
+        "received_ms": record.received_ms,
+        "clock": record.clock,
+    }

@@ -18,6 +18,7 @@ from typing import Any
 
 from spectacular_bid.service.guests import DisplayNameError, clean_name, token_hash
 from spectacular_bid.service.ports import (
+    JSON,
     EventRecord,
     MatchMode,
     MatchRecord,
@@ -70,14 +71,7 @@ def build_document(
     by_number.update({r.number: r for r in rounds})
     settings = dict(header.settings) if isinstance(header.settings, Mapping) else header.settings
     imported = isinstance(settings, dict) and bool(settings.pop(IMPORTED, False))
-    seats = (
-        ("first", header.first_player, header.first_account),
-        ("second", header.second_player, header.second_account),
-    )
-    players = {
-        seat: None if player_id is None else {"name": names.get(player_id, "?"), "account": account}
-        for seat, player_id, account in seats
-    }
+    players = _seats(header, names)
     match: dict[str, Any] = {
         "id": header.id,
         "mode": header.mode.value,
@@ -118,6 +112,18 @@ def build_document(
             for e in events
         ],
     )
+
+
+def _seats(header: MatchRecord, names: Mapping[str, str]) -> dict[str, JSON]:
+    """Each seat's player as a record names it: its name, and whether it was an account."""
+    seats = (
+        ("first", header.first_player, header.first_account),
+        ("second", header.second_player, header.second_account),
+    )
+    return {
+        seat: None if player_id is None else {"name": names.get(player_id, "?"), "account": account}
+        for seat, player_id, account in seats
+    }
 
 
 async def read_document(store: MatchStore, match_id: str) -> MatchDocument:

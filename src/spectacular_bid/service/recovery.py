@@ -32,7 +32,8 @@ from spectacular_bid.service.ports import (
     MatchStore,
     StorageError,
 )
-from spectacular_bid.service.replay import Replay, version_of
+from spectacular_bid.service.record_document import version_of
+from spectacular_bid.service.replay import Replay
 from spectacular_bid.service.state import Transition
 from spectacular_bid.service.timesource import MsSource
 

@@ -52,8 +52,8 @@ from spectacular_bid.service.discrepancy import (
 from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
-from spectacular_bid.service.rated import is_rated, rated_in_v1, rated_in_v2
-from spectacular_bid.service.record_document import ACCOUNTS_SINCE, IMPORTED, MatchDocument
+from spectacular_bid.service.rated import rated_policy
+from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
@@ -237,20 +237,6 @@ def replay_of(document: MatchDocument) -> Replay:
         ) from None
 
 
-def version_of(record: EventRecord) -> dict[str, Any]:
-    """A stored version in the shape of a record document's ``versions`` item."""
-    return {
-        "version": record.version,
-        "seat": record.seat,
-        "command": record.command,
-        "events": record.events,
-        "wall_ms": record.wall_ms,
-        "mono_ms": record.mono_ms,
-        "received_ms": record.received_ms,
-        "clock": record.clock,
-    }
-
-
 # -- verifying ------------------------------------------------------------------------------
 
 
@@ -308,12 +294,8 @@ def verify(document: MatchDocument) -> Verified:
     check("match", "status", status.value, header["status"])
     check("match", "winner", winner, header["winner"])
     check("match", "reason", result.reason.value, header["reason"])
-    if document.format_version == 1:
-        rated = rated_in_v1(result)
-    elif document.format_version < ACCOUNTS_SINCE:
-        rated = rated_in_v2(state.mode, state.seats, state.settings.clock, result)
-    else:
-        rated = is_rated(state.mode, state.seats, state.settings.clock, result)
+    policy = rated_policy(document.format_version)
+    rated = policy(state.mode, state.seats, state.settings.clock, result)
     check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"])
     return Verified(document.id, len(document.versions), _deals(replayer), winner, header["reason"])
 
