@@ -54,7 +54,9 @@ def upgrade() -> None:
         op.add_column("player", sa.Column(name, sa.Double(), nullable=True))
     op.add_column("player", sa.Column("rated_at", sa.DateTime(timezone=True), nullable=True))
     for name in ACCOUNT_FLAGS:
-        column = sa.Column(name, sa.Boolean(), server_default=sa.text("false"), nullable=False)
+        column: sa.Column[bool] = sa.Column(
+            name, sa.Boolean(), server_default=sa.text("false"), nullable=False
+        )
         op.add_column("match", column)
     op.execute(sa.update(match_table).where(match_table.c.rated).values(rated=False))
     op.create_index("ix_match_first_player_id_ended_at", "match", ["first_player_id", "ended_at"])
