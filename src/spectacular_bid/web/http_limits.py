@@ -27,6 +27,8 @@ from typing import Annotated, Final
 from fastapi import Depends
 from starlette.requests import HTTPConnection
 
+from spectacular_bid.service.accounts import name_key
+from spectacular_bid.service.guests import DisplayNameError
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.identity import Caller
@@ -195,10 +197,16 @@ JoinLimit = Annotated[None, Depends(limit_joins)]
 
 def limit_logins(conn: HTTPConnection, service: Service, limits: Limits, name: str) -> None:
     """Called by the route with the name tried: a name counts whether or not it is an account,
-    so the limit does not tell which names are."""
+    so the limit does not tell which names are. Every spelling of a name that logs in to one
+    account (its case, its width, its spaces) shares one count: the key is the account's own
+    folded name (:func:`~spectacular_bid.service.accounts.name_key`)."""
+    try:
+        key = name_key(name)
+    except DisplayNameError:
+        key = name.casefold()  # no account has it; it still counts, as itself
     admit(
         "logins",
         service.now_ms(),
         _by_address(conn, limits.logins_by_address),
-        (limits.logins_by_name, name.casefold(), "that name"),
+        (limits.logins_by_name, key, "that name"),
     )
