@@ -12,6 +12,7 @@ const PATHS = {
   chip: ["M12 3a9 9 0 1 1 0 18 9 9 0 0 1 0-18z", "M12 7.5a4.5 4.5 0 1 1 0 9 4.5 4.5 0 0 1 0-9z", "M12 3v3", "M12 18v3", "M3 12h3", "M18 12h3"],
   fives: ["M5 4h14v16H5z", "M5 12h14", "M9 7.5h.01", "M15 7.5h.01", "M12 8h.01", "M9 16.5h.01", "M15 16.5h.01"],
   stop: ["M7 7h10v10H7z"],
+  flag: ["M6 21V4", "M6 4h11l-2.5 4L17 12H6"],
   first: ["M6 6v12", "M17 6l-6 6 6 6"],
   last: ["M18 6v12", "M7 6l6 6-6 6"],
   back: ["M15 6l-6 6 6 6"],
@@ -25,6 +26,7 @@ export function icon(name, className = "icon") {
     "svg",
     {
       class: className,
+      "data-icon": name,
       viewBox: "0 0 24 24",
       fill: "none",
       stroke: "currentColor",

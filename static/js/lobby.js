@@ -300,7 +300,7 @@ class Lobby {
     this.fillList("finished-matches", data.finished || [], (m) => [
       h("div", { class: "item-main" },
         h("span", { class: "item-title" }, versusLinks(m)),
-        h("span", { class: "item-meta" }, [t(`status.${m.status}`), ago(m.created_at_ms)].join(" · "))),
+        h("span", { class: "item-meta" }, [t(`status.${m.status}`), ago(m.ended_at_ms || m.created_at_ms)].join(" · "))),
       h("div", { class: "item-actions" },
         h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
         h("a", { class: "btn btn-ghost btn-small", href: `/m/${m.id}` }, t("lobby.result"))),

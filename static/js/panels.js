@@ -209,6 +209,13 @@ async function checkCommitment(el, match, commitments, round) {
 
 // -- the result ------------------------------------------------------------------------------
 
+/** A trophy for a win seen by its winner or a watcher; never above "You lost". */
+function resultIcon(match, result) {
+  if (!result.winner) return "stop";
+  const lost = match.viewer && match.audience !== "device" && result.winner !== match.viewer;
+  return lost ? "flag" : "trophy";
+}
+
 export function renderResult(box, match) {
   const ended = match.status === "finished" || match.status === "aborted";
   box.hidden = !ended;
@@ -230,7 +237,7 @@ export function renderResult(box, match) {
     : reasonText(result.reason);
   fill(
     box,
-    h("div", { class: "result-icon", "aria-hidden": "true" }, icon(result.winner ? "trophy" : "stop", "icon icon-result")),
+    h("div", { class: "result-icon", "aria-hidden": "true" }, icon(resultIcon(match, result), "icon icon-result")),
     h("h2", { class: "card-title" }, headline),
     h("p", { class: "card-text" }, detail),
     h("p", { class: "result-balances" }, t("settlement.balances", {

@@ -42,9 +42,20 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     for tab in (ann, bob, watcher):
         expect(tab.page.locator("#result")).to_be_visible()
     expect(ann.page.locator("#result")).to_contain_text("You won")
+    expect(ann.page.locator("#result [data-icon=trophy]")).to_have_count(1)
+    expect(bob.page.locator("#result")).to_contain_text("You lost")
+    expect(bob.page.locator("#result [data-icon=trophy]")).to_have_count(0)  # no trophy (issue 12)
+    expect(bob.page.locator("#result [data-icon=flag]")).to_have_count(1)
+    expect(watcher.page.locator("#result [data-icon=trophy]")).to_have_count(1)
+
+    # The lobby's finished list counts from the end, and links each player's profile.
+    ann.page.goto(ann.base_url + "/")
+    finished = ann.page.locator(f'#finished-matches [data-match-id="{match_id}"]')
+    expect(finished.locator('a[href="/@/Bobby"]')).to_have_count(1)
+    ended_at = ann.api("/api/lobby")["finished"][0]["ended_at_ms"]
+    assert isinstance(ended_at, int)
 
     # The profile: reached from the lobby's own link, the rating moved and charted.
-    ann.page.goto(ann.base_url + "/")
     ann.page.locator("[data-action=my-profile]").click()
     expect(ann.page).to_have_url(re.compile(r"/@/Annikki$"))
     expect(ann.page.locator("[data-stat=rating]")).to_contain_text("1662?")

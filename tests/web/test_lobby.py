@@ -50,5 +50,8 @@ async def test_matches_move_through_the_lobby(app: FastAPI, client: httpx.AsyncC
     await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())
     lobby = (await client.get("/api/lobby")).json()
     assert ids(lobby["finished"]) == [shared_id]
-    assert lobby["finished"][0]["status"] == "finished"
+    ended = lobby["finished"][0]
+    assert ended["status"] == "finished"
+    assert ended["ended_at_ms"] >= ended["created_at_ms"]  # "finished … ago" counts from here
+    assert all(m["ended_at_ms"] is None for m in lobby["live"])
     assert invite_id not in ids(lobby["live"]) + ids(lobby["finished"])

@@ -30,6 +30,8 @@ class MatchSummary:
     first_handle: str | None = None
     """What names each seat's player in its profile's address (:func:`profile_handle`)."""
     second_handle: str | None = None
+    ended_at_ms: int | None = None
+    """Wall ms of the match's end; None while it is live."""
 
 
 @dataclass(frozen=True, slots=True)

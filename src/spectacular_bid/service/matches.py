@@ -287,6 +287,7 @@ class MatchService:
                     created_at_ms=actor.created_wall_ms,
                     bank_ms=state.settings.clock.bank_ms,
                     delay_ms=state.settings.clock.delay_ms,
+                    ended_at_ms=actor.ended_wall_ms,
                 )
             )
         out.sort(key=lambda s: s.created_at_ms, reverse=True)

@@ -42,6 +42,8 @@ class LobbyMatch(WireModel):
     first_profile: str | None
     """Each seat's player's profile page (``/@/…``); null for an empty seat."""
     second_profile: str | None
+    ended_at_ms: int | None
+    """Wall-clock ms of the match's end; null while it is live."""
 
 
 class Lobby(WireModel):
@@ -70,6 +72,7 @@ def _lines(
             first_rating=ratings.get(s.first_id) if s.first_id is not None else None,
             first_profile=profile_url(s.first_handle),
             second_profile=profile_url(s.second_handle),
+            ended_at_ms=s.ended_at_ms,
         )
         for s in summaries[:LIST_LIMIT]
     ]
