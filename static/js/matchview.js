@@ -504,13 +504,18 @@ class MatchView {
   titleText(match) {
     if (match.status === "waiting") return t("phase.waiting");
     if (match.status === "finished" || match.status === "aborted") return t("phase.over");
+    // Before the first deal the match is about to play round 1, not between two rounds.
+    if (match.round_number === 0) return t("match.round", { n: 1 });
     const round = match.round_number > 0 ? `${t("match.round", { n: match.round_number })} · ` : "";
     return `${round}${t(`phase.${match.phase}`)}`;
   }
 
   bannerText(match) {
     const name = (seat) => seatName(match, seat);
-    if (match.status === "waiting") return t("banner.waiting_opponent");
+    if (match.status === "waiting") {
+      // Only the creator waits for *its* opponent; a visitor sees that a seat is free.
+      return match.audience === "first" ? t("banner.waiting_opponent") : t("banner.waiting_second");
+    }
     if (match.status === "finished" || match.status === "aborted") return "";
     if (match.audience === "device" && match.handover) return t("banner.handover", { name: name(match.handover) });
     const legal = match.legal;

@@ -32,9 +32,13 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     ann.page.locator("[data-action=create-invite]").click()
     url = invite_link(ann)
     match_id = match_id_of(url)
+    expect(ann.page.locator("#turn-banner")).to_have_text("Waiting for your opponent to join…")
     bob.page.goto(url)
+    # A visitor who has not joined is not told it waits for "your opponent" (issue 12 item 6).
+    expect(bob.page.locator("#turn-banner")).to_have_text("Waiting for a second player to join…")
     bob.page.locator("[data-action=join]").click()
     expect(bob.page.locator("#match")).to_have_attribute("data-audience", "second")
+    expect(bob.page.locator(".match-title")).to_have_text("Round 1")  # not "Between rounds"
     watcher.page.goto(url)
     expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
 
