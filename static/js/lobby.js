@@ -1,10 +1,10 @@
 // The lobby (/): a display name or an account, the time control and the three ways to start a
-// match, and the lists of open challenges, live matches to watch and finished matches to
-// replay, polled while it is open.
+// match, and the lists of rematches offered to this player, open challenges, live matches to
+// watch and finished matches to replay, polled while it is open.
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, createMatch, joinMatch, readLobby, whoAmI } from "./api.js";
+import { ApiError, createGuest, createMatch, declineRematch, joinMatch, offerRematch, readLobby, whoAmI } from "./api.js";
 import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { icon } from "./icons.js";
@@ -158,6 +158,7 @@ class Lobby {
             modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")))),
       h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
       h("div", { class: "lists" },
+        list("rematch-offers", "rematch.list", "rematch.list"),
         list("open-challenges", "lobby.open_list", "lobby.open_empty"),
         list("live-matches", "lobby.live_list", "lobby.live_empty"),
         list("finished-matches", "lobby.finished_list", "lobby.finished_empty")),
@@ -257,6 +258,22 @@ class Lobby {
     }
   }
 
+  /** Accept (the rematch starts: go there) or decline a rematch offered from the archive. */
+  async answerRematch(endedId, call) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const answer = await call(endedId);
+      if (answer.match_id) navigate(`/m/${answer.match_id}`);
+      else this.poll();
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), "error");
+      this.poll();
+    } finally {
+      this.busy = false;
+    }
+  }
+
   async accept(id) {
     if (this.busy) return;
     this.busy = true;
@@ -276,6 +293,17 @@ class Lobby {
     if (!this.root || !this.data) return;
     const data = this.data;
     const myName = this.me ? this.me.name : null;
+    // Minutes, not ms, so that a poll redraws the line only when what it shows changes.
+    const offers = (data.rematch_offers || []).map(({ expires_in_ms: left, ...o }) => ({ ...o, id: o.match_id, minutes: Math.max(1, Math.ceil(left / 60000)) }));
+    this.root.querySelector("#rematch-offers").closest("section").hidden = !offers.length;
+    this.fillList("rematch-offers", offers, (o) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, withName("rematch.offered_by", [h("a", { class: "player-link", href: o.by_profile }, o.by), " ", ratingTag(o, "by_rating")])),
+        h("span", { class: "item-meta" }, meta([controlTag(o), t("rematch.left", { when: inMinutes(o.minutes) })]))),
+      h("div", { class: "item-actions" },
+        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-rematch", onclick: () => this.answerRematch(o.match_id, offerRematch) }, t("rematch.accept")),
+        h("button", { type: "button", class: "btn btn-secondary btn-small", "data-action": "decline-rematch", onclick: () => this.answerRematch(o.match_id, declineRematch) }, t("rematch.decline"))),
+    ]);
     this.fillList("open-challenges", data.open_challenges || [], (m) => {
       const mine = myName && m.first === myName;
       return [
@@ -346,6 +374,10 @@ function versusLinks(m) {
   };
   if (m.mode === "shared") return name("first");
   return [name("first"), ` ${t("lobby.vs")} `, name("second")];
+}
+
+function inMinutes(minutes) {
+  return new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" }).format(minutes, "minute");
 }
 
 function ago(ms) {

@@ -1,11 +1,14 @@
 // A player's page (/@/{name}): the rating now with its history as a small chart, wins and
 // losses, and every ended match of the player, newest first, a page at a time, each opening its
-// replay (issue 11 item 3). Everything shown comes from the server; nothing is computed here but
-// the chart's drawing.
+// replay (issue 11 item 3). On one's own page each match with an opponent also offers a rematch,
+// however long ago it ended (issue 11 item 4). Everything shown comes from the server; nothing is
+// computed here but the chart's drawing.
 
 import { h, s, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, readPlayer, readPlayerMatches } from "./api.js";
+import { ApiError, offerRematch, readPlayer, readPlayerMatches, whoAmI } from "./api.js";
+import { navigate } from "./router.js";
+import { toast } from "./announce.js";
 import { ratingTag } from "./rating.js";
 
 const CHART = { width: 480, height: 140, pad: 28 };
@@ -25,6 +28,8 @@ class ProfilePage {
     this.player = null;
     this.matches = [];
     this.next = null;
+    this.me = null;
+    this.busy = false;
     this.destroyed = false;
     this.offLanguage = onLanguageChange(() => this.render());
   }
@@ -33,6 +38,7 @@ class ProfilePage {
     fill(this.main, h("div", { class: "page-loading", role: "status" }, h("span", { class: "spinner", "aria-hidden": "true" })));
     try {
       this.player = await readPlayer(this.handle);
+      this.me = await whoAmI().catch(() => null);
       const first = await readPlayerMatches(this.handle, PAGE, null);
       this.matches = first.matches;
       this.next = first.next;
@@ -53,6 +59,21 @@ class ProfilePage {
       this.next = null;
     }
     if (!this.destroyed) this.render();
+  }
+
+  /** Offer a rematch of one of one's own matches; its page then shows the offer standing (or
+   * the rematch, when the opponent's offer stood). */
+  async rematch(id) {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const answer = await offerRematch(id);
+      navigate(`/m/${answer.match_id || id}`);
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err), "error");
+    } finally {
+      this.busy = false;
+    }
   }
 
   problem(err) {
@@ -76,7 +97,7 @@ class ProfilePage {
       p.account ? chart(p.ratings) : null,
       h("h2", { class: "profile-heading" }, t("profile.matches")),
       this.matches.length
-        ? h("ol", { class: "item-list profile-matches" }, this.matches.map((m) => matchLine(m, p)))
+        ? h("ol", { class: "item-list profile-matches" }, this.matches.map((m) => matchLine(m, p, this.me && this.me.id === p.id ? (id) => this.rematch(id) : null)))
         : h("p", { class: "empty" }, t("profile.no_matches")),
       this.next
         ? h("button", { type: "button", class: "btn btn-secondary", "data-action": "more-matches", onclick: () => this.more() }, t("profile.more"))
@@ -97,7 +118,7 @@ function seatOf(m, player) {
   return null;
 }
 
-function matchLine(m, player) {
+function matchLine(m, player, rematch) {
   const seat = seatOf(m, player);
   const other = seat === "first" ? "second" : "first";
   let outcome = t(`status.${m.status}`);
@@ -111,7 +132,10 @@ function matchLine(m, player) {
       h("span", { class: "item-meta" },
         [outcome, t(`result.reason.${m.reason}`), m.rated ? t("profile.rated") : t("profile.casual"), new Date(m.ended_at_ms).toLocaleDateString(document.documentElement.lang || "en")].join(" · "))),
     h("div", { class: "item-actions" },
-      h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay"))));
+      h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
+      rematch && seat && m.mode !== "shared" && opponentLink
+        ? h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "rematch", onclick: () => rematch(m.id) }, t("profile.rematch"))
+        : null));
 }
 
 /** The rating after each rated match, oldest to newest, as a line with its range labelled. */

@@ -1,15 +1,17 @@
 // The rematch box under an ended online match's result (issue 11 item 4): offer a rematch, see
 // the opponent's offer and accept or decline it, and follow everyone to the rematch once it
 // starts. The server decides everything; the box shows its last `rematch` message and sends
-// intents over HTTP.
+// intents over HTTP. A match of the archive, long ended, has no socket to push messages, so for
+// its players the box reads the rematch's state every few seconds while it is shown.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
-import { ApiError, offerRematch, declineRematch } from "./api.js";
+import { ApiError, offerRematch, declineRematch, readRematch } from "./api.js";
 import { toast } from "./announce.js";
 import { seatName } from "./narrate.js";
 
 const ONLINE = new Set(["invite", "open"]);
+const READ_MS = 3000;
 
 export class RematchBox {
   constructor(box, onStarted) {
@@ -20,6 +22,7 @@ export class RematchBox {
     this.busy = false;
     this.match = null;
     this.timer = null;
+    this.reader = null;
     this.destroyed = false;
   }
 
@@ -70,6 +73,17 @@ export class RematchBox {
     }
     fill(box, content);
     if (by) this.timer = setTimeout(() => this.render(this.match), this.leftMs() + 50);
+    if (!this.reader) this.reader = setTimeout(() => this.read(), READ_MS);
+  }
+
+  async read() {
+    this.reader = null;
+    if (this.destroyed || !this.match || this.box.hidden) return;
+    try {
+      this.update(await readRematch(this.match.id));
+    } catch {
+      if (!this.destroyed) this.render(this.match); // try again later
+    }
   }
 
   /** The seat whose offer stands, counting down from what the server said it had left. */
@@ -98,5 +112,6 @@ export class RematchBox {
   destroy() {
     this.destroyed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.reader);
   }
 }

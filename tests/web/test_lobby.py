@@ -18,7 +18,12 @@ def ids(lines: list[dict[str, object]]) -> list[object]:
 async def test_an_empty_lobby(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/lobby")
     assert response.status_code == 200
-    assert response.json() == {"open_challenges": [], "live": [], "finished": []}
+    assert response.json() == {
+        "open_challenges": [],
+        "live": [],
+        "finished": [],
+        "rematch_offers": [],
+    }
 
 
 async def test_matches_move_through_the_lobby(app: FastAPI, client: httpx.AsyncClient) -> None:

@@ -189,7 +189,6 @@ class MatchService:
         """Close a finished actor: its sockets are told to reconnect, and find() then serves
         the match from the store."""
         self._evictions.pop(match_id, None)
-        self.rematches.forget(match_id)
         actor = self._actors.pop(match_id, None)
         if actor is None:
             return

@@ -141,6 +141,12 @@ class Room:
             sub.close()
         self._rooms.forget(self)
 
+    @property
+    def is_open(self) -> bool:
+        """False once the match has left memory: its sockets are closing because of that, not
+        because their players left."""
+        return self._rooms.get(self.actor.id) is self
+
     # -- the sockets' side ----------------------------------------------------------------
 
     def subscribe(
@@ -179,7 +185,7 @@ class Room:
                 return
             self._player_sockets.pop(player_id, None)
             seated = any(p is not None and p.id == player_id for p in self.actor.state.seats)
-            if delta < 0 and seated and self._rooms.on_player_left is not None:
+            if delta < 0 and seated and self._rooms.on_player_left is not None and self.is_open:
                 self._rooms.on_player_left(self, player_id)
 
     def notice(self, message: str) -> None:
@@ -258,7 +264,8 @@ class Rooms:
         self._rooms: dict[str, Room] = {}
         self.on_player_left: Callable[[Room, str], None] | None = None
         """Called when a seated player's last socket of a match closes (a rematch offer
-        lapses, issue 11 item 4)."""
+        lapses, issue 11 item 4) while the match is in memory: when it leaves memory, its
+        sockets close for that reason, and an offer stands on for the archive."""
 
     def get(self, match_id: str) -> Room | None:
         return self._rooms.get(match_id)

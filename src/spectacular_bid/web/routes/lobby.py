@@ -1,4 +1,6 @@
-"""``/api/lobby``: open challenges to accept, live matches to watch, recently finished ones."""
+"""``/api/lobby``: open challenges to accept, live matches to watch, recently finished ones, and
+the rematches offered to the caller (issue 11 item 4: from the archive, the opponent is on no
+page of the old match and learns of the offer here)."""
 
 from __future__ import annotations
 
@@ -6,14 +8,16 @@ from typing import Final
 
 from fastapi import APIRouter
 
-from spectacular_bid.service.listings import MatchSummary
+from spectacular_bid.service.listings import MatchSummary, profile_handle
 from spectacular_bid.service.match_ratings import current
 from spectacular_bid.service.ports import MatchMode, MatchStatus
+from spectacular_bid.service.rematches import StandingOffer
 from spectacular_bid.web.appstate import RoomsDep, Service
+from spectacular_bid.web.identity import Caller
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes.players import PlayerRating
-from spectacular_bid.web.routes.replays import profile_url
+from spectacular_bid.web.routes.replays import profile_path, profile_url
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"])
 
@@ -46,12 +50,28 @@ class LobbyMatch(WireModel):
     """Wall-clock ms of the match's end; null while it is live."""
 
 
+class LobbyRematch(WireModel):
+    match_id: str
+    """The ended match to be played again: ``POST /api/matches/{match_id}/rematch`` accepts,
+    ``DELETE`` declines."""
+    by: str
+    """The offering player's display name."""
+    by_profile: str
+    by_rating: PlayerRating | None
+    """The offering player's rating now; null for a guest."""
+    bank_ms: int
+    delay_ms: int
+    expires_in_ms: int
+
+
 class Lobby(WireModel):
     open_challenges: list[LobbyMatch]
     """Open matches waiting for a second player: ``POST /api/matches/{id}/join``."""
     live: list[LobbyMatch]
     finished: list[LobbyMatch]
     """Finished or aborted matches, newest first."""
+    rematch_offers: list[LobbyRematch]
+    """Rematches offered to the caller and standing, newest first (empty for nobody)."""
 
 
 def _lines(
@@ -78,10 +98,27 @@ def _lines(
     ]
 
 
+def _offers(offers: list[StandingOffer], ratings: dict[str, PlayerRating]) -> list[LobbyRematch]:
+    return [
+        LobbyRematch(
+            match_id=o.match_id,
+            by=o.by.name,
+            by_profile=profile_path(profile_handle(o.by)),
+            by_rating=ratings.get(o.by.id) if o.by.account else None,
+            bank_ms=o.clock.bank_ms,
+            delay_ms=o.clock.delay_ms,
+            expires_in_ms=o.expires_in_ms,
+        )
+        for o in offers
+    ]
+
+
 @router.get("", response_model=Lobby)
-async def read_lobby(service: Service, rooms: RoomsDep) -> Lobby:
+async def read_lobby(service: Service, rooms: RoomsDep, caller: Caller) -> Lobby:
     kinds = (service.open_challenges(), service.live_matches(), service.recently_finished())
+    offers = service.rematches.offers_to(caller.id) if caller is not None else []
     ids = {s.first_id for kind in kinds for s in kind[:LIST_LIMIT] if s.first_id is not None}
+    ids.update(o.by.id for o in offers)
     found = await service.store.players(sorted(ids)) if ids else {}
     now_ms = service.wall_ms()
     ratings = {
@@ -89,4 +126,9 @@ async def read_lobby(service: Service, rooms: RoomsDep) -> Lobby:
         for player_id, p in found.items()
     }
     open_challenges, live, finished = (_lines(kind, rooms, ratings) for kind in kinds)
-    return Lobby(open_challenges=open_challenges, live=live, finished=finished)
+    return Lobby(
+        open_challenges=open_challenges,
+        live=live,
+        finished=finished,
+        rematch_offers=_offers(offers, ratings),
+    )

@@ -3,9 +3,13 @@ player offers a rematch (``POST``), which the other accepts by offering too; ``D
 the opponent's offer or withdraws one's own. Every change reaches every socket of the match as a
 ``rematch`` message; once the rematch has started, its ``match_id`` takes everyone there.
 
-An offer lapses after three minutes or when either player's last socket of the match closes
-(:func:`lapse_on_leave`). The offer is no command of the match: the ended match's version and
-record stay as they were.
+The same routes serve a match of one's archive, long ended and re-run from the store: nobody is
+on its page then, so the opponent finds the offer in its lobby (``rematch_offers``) and the page
+that made it reads ``GET`` until the rematch starts.
+
+An offer lapses after three minutes or, while the match is in memory, when either player's last
+socket of the match closes (:func:`lapse_on_leave`). The offer is no command of the match: the
+ended match's version and record stay as they were.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from fastapi import APIRouter
 
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.matches import MatchService
-from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.rematches import RematchState
+from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.frames import rematch_message
@@ -54,27 +59,17 @@ class Rematch(WireModel):
         )
 
 
-async def _ended_actor(service: MatchService, match_id: str) -> MatchActor:
-    found = await service.find(match_id)
-    if not isinstance(found, MatchActor):
-        raise Rejection(
-            ErrorCode.WRONG_PHASE, f"match {match_id!r} ended too long ago to ask for a rematch"
-        )
-    return found
-
-
-def _tell(rooms: Rooms, actor: MatchActor, state: RematchState) -> Rematch:
-    room = rooms.get(actor.id)
+def _tell(rooms: Rooms, match: MatchActor | Rebuilt, state: RematchState) -> Rematch:
+    room = rooms.get(match.id)
     if room is not None:
-        room.notice(rematch_message(actor.version, state))
+        room.notice(rematch_message(match.version, state))
     return Rematch.of(state)
 
 
 @router.get("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
 async def read_rematch(match_id: str, service: Service) -> Rematch:
     """The rematch as it stands (what the last ``rematch`` message said)."""
-    actor = await _ended_actor(service, match_id)
-    return Rematch.of(service.rematches.state(actor.id))
+    return Rematch.of(service.rematches.state((await service.find(match_id)).id))
 
 
 @router.post("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
@@ -83,9 +78,9 @@ async def offer_rematch(
 ) -> Rematch:
     """Offer a rematch; when the opponent's offer stands, accept it: the rematch starts, the
     seats swapped, on the same time control (503 ``server_busy`` near capacity)."""
-    actor = await _ended_actor(service, match_id)
-    state = await service.rematches.offer(service, actor, player)
-    return _tell(rooms, actor, state)
+    match = await service.find(match_id)
+    state = await service.rematches.offer(service, match, player)
+    return _tell(rooms, match, state)
 
 
 @router.delete("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
@@ -93,8 +88,8 @@ async def decline_rematch(
     match_id: str, player: CurrentPlayer, service: Service, rooms: RoomsDep
 ) -> Rematch:
     """Decline the opponent's offer, or withdraw one's own."""
-    actor = await _ended_actor(service, match_id)
-    return _tell(rooms, actor, service.rematches.decline(actor, player))
+    match = await service.find(match_id)
+    return _tell(rooms, match, service.rematches.decline(match, player))
 
 
 def lapse_on_leave(service: MatchService) -> Callable[[Room, str], None]:

@@ -122,7 +122,11 @@ async def list_ended_matches(
 
 
 def profile_url(handle: str | None) -> str | None:
-    return None if handle is None else f"/@/{quote(handle, safe='')}"
+    return None if handle is None else profile_path(handle)
+
+
+def profile_path(handle: str) -> str:
+    return f"/@/{quote(handle, safe='')}"
 
 
 def ended_page(found: list[EndedMatch], limit: int) -> EndedMatchPage:
