@@ -46,6 +46,7 @@ export function buildMatchDom() {
         h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "resign", hidden: true }),
       ),
     ),
+    h("div", { id: "confirm-box", class: "card confirm-box", role: "alertdialog", "aria-modal": "false", "aria-labelledby": "confirm-question", hidden: true }),
     h("div", { class: "notices" },
       h("p", { id: "opponent-status", class: "notice notice-warn", hidden: true, role: "status" }),
       h("div", { id: "join-panel", class: "card join-card", hidden: true }),

@@ -7,6 +7,7 @@ import { h, fill, other, setAttr, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
 import { ApiError, createGuest, joinMatch, readMatch, readRematch, whoAmI } from "./api.js";
 import { RematchBox } from "./rematch.js";
+import { Confirmation } from "./confirm.js";
 import { navigate } from "./router.js";
 import { MatchSocket } from "./socket.js";
 import { MatchStore } from "./store.js";
@@ -76,6 +77,8 @@ class MatchView {
     this.dom = buildMatchDom();
     fill(this.main, this.dom);
     this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
+    this.confirmation = new Confirmation(this.dom.querySelector("#confirm-box"));
+    this.cleanups.push(() => this.confirmation.close());
     this.cleanups.push(() => this.rematch.destroy());
     this.wire();
     this.cleanups.push(this.store.subscribe((change) => this.onChange(change)));
@@ -289,14 +292,16 @@ class MatchView {
     this.send({ type: "draw" });
   }
 
-  resign() {
+  async resign() {
     const match = this.store.match;
     if (!match || match.status !== "active") return;
     const seat = match.audience === "device" ? match.to_act || match.handover || "first" : match.viewer;
     const question = match.audience === "device"
       ? t("resign.confirm_device", { name: seatName(match, seat) })
       : t("resign.confirm");
-    if (!window.confirm(question)) return;
+    if (!(await this.confirmation.ask(question, t("match.resign")))) return;
+    const now = this.store.match;
+    if (!now || now.status !== "active") return; // it ended while the question stood
     this.send(match.audience === "device" ? { type: "resign", seat } : { type: "resign" }, { force: true });
   }
 
@@ -456,11 +461,15 @@ class MatchView {
 
     const resign = dom.querySelector("[data-action=resign]");
     resign.hidden = !(match.audience !== "spectator" && match.status === "active");
+    if (resign.hidden) this.confirmation.close(); // the match ended while the question stood
     resign.textContent = t("match.resign");
 
     this.renderOpponentStatus(match);
     renderJoin(dom.querySelector("#join-panel"), {
       visible: this.joinOffered && match.audience === "spectator" && match.status === "waiting",
+      // Issue 12 item 6: a visitor who opens the invitation of a full match is told why there is
+      // no Join button.
+      full: match.audience === "spectator" && match.status === "active" && match.mode !== "shared",
       hasName: !!this.me,
       onJoin: (name) => this.join(name),
     });

@@ -93,15 +93,24 @@ function handRow(match, seat, last) {
       : h("p", { class: "muted settle-empty" }, t("settlement.empty_hand")));
 }
 
+/** Each transfer of the round as who gained what and why, e.g. "Matti +10 (award for [4|6])":
+ * an award names the tile whose placement earned it (the `played` event it follows). */
 function transferLines(match, roundEvents, roundNumber) {
   const lines = [];
   let inRound = false;
+  let lastTile = null;
   for (const event of roundEvents) {
     if (event.type === "round_dealt") inRound = event.number === roundNumber;
+    if (event.type === "played") lastTile = event.tile;
     if (!inRound || event.type !== "transferred") continue;
-    lines.push(h("li", { class: `transfer reason-${event.reason}` },
+    const payer = seatName(match, event.payer);
+    let why;
+    if (event.reason === "award") why = lastTile ? t("settlement.why_award", { tile: tileLabel(lastTile) }) : t("settlement.why_award_plain");
+    else if (event.reason === "block") why = t("settlement.why_block", { payer });
+    else why = t("settlement.why_auction", { payer });
+    lines.push(h("li", { class: `transfer reason-${event.reason}`, "data-payee": event.payee },
       h("span", { class: "transfer-reason" }, t(`transfer.${event.reason}`)),
-      h("span", {}, t("settlement.transfer_line", { payer: seatName(match, event.payer), payee: seatName(match, event.payee), amount: event.amount }))));
+      h("span", {}, t("settlement.transfer_line", { payee: seatName(match, event.payee), amount: event.amount, why }))));
   }
   return lines;
 }
@@ -164,7 +173,7 @@ export function renderRoundCard(card, match, ctx) {
       fill(
         startBox,
         match.round_number === 0 && !last ? h("h2", { class: "card-title" }, t("start.title")) : null,
-        match.round_number === 0 && !last ? h("p", { class: "card-text" }, t("start.text")) : null,
+        match.round_number === 0 && !last ? h("p", { class: "card-text" }, t(isDevice ? "start.text_device" : "start.text")) : null,
         canPress
           ? h("button", { type: "button", class: "btn btn-primary btn-large", "data-action": "start", onclick: () => ctx.onCommand({ type: "start" }) }, label)
           : h("p", { class: "waiting-line" }, h("span", { class: "spinner small", "aria-hidden": "true" }),
@@ -286,10 +295,17 @@ export function renderInvite(box, match) {
   );
 }
 
-export function renderJoin(box, { visible, hasName, onJoin }) {
-  box.hidden = !visible;
+export function renderJoin(box, { visible, full, hasName, onJoin }) {
+  box.hidden = !visible && !full;
   if (!visible) {
-    fill(box);
+    const key = `full|${document.documentElement.lang}`;
+    if (!full) {
+      delete box.dataset.key;
+      fill(box);
+    } else if (box.dataset.key !== key) {
+      box.dataset.key = key;
+      fill(box, h("p", { class: "card-text", "data-join": "full" }, t("join.full")));
+    }
     return;
   }
   const key = `${hasName}|${document.documentElement.lang}`;

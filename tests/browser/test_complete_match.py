@@ -13,6 +13,7 @@ stepped from the start to the end and must show the same final balances.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +70,7 @@ class Seen:
     auctions: int = 0
     blocked_rounds: int = 0
     settlements: int = 0
+    transfer_lines: int = 0
     shots: set[str] = field(default_factory=set)
 
 
@@ -158,6 +160,14 @@ class Referee:
             shown = {t.get_attribute("data-tile") for t in settlement.locator("[data-tile]").all()}
             both = set(last["hands"]["first"]) | set(last["hands"]["second"])
             assert both <= shown, f"{tab.name}: #settlement lacks the hands' {both - shown}"
+            # Each transfer says who gained, and an award the tile (issue 12 item 6).
+            names = "|".join(re.escape(p["name"]) for p in match["players"].values())
+            why = r"award for \[\d\|\d\]|block, from .+|auction payment from .+"
+            gained = re.compile(rf"^({names}) \+\d+ \(({why})\)$")
+            for line in settlement.locator(".settle-transfers li > span:last-child").all():
+                text = line.text_content() or ""
+                assert gained.match(text), f"{tab.name}: a settlement line reads {text!r}"
+                self.seen.transfer_lines += 1
         if "settlement" not in self.seen.shots:
             self.watcher.shot("settlement")
             self.seen.shots.add("settlement")
@@ -231,6 +241,10 @@ def test_a_complete_match_by_clicks(tabs: Tabs, server: BrowserServer) -> None:
     expect(watcher.page.locator(f'#live-matches [data-match-id="{match_id}"]')).to_have_count(1)
     watch.first.click()
     expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
+    expect(watcher.page.locator("[data-join=full]")).to_have_text(
+        "Both seats are taken — you are watching."
+    )
+    expect(watcher.page.locator("[data-action=join]")).to_have_count(0)
     expect_number(ann, "#spectators", 1, "#spectators should count the one spectator")
 
     referee = Referee(match_id, {"first": ann, "second": bob}, watcher)
@@ -238,11 +252,16 @@ def test_a_complete_match_by_clicks(tabs: Tabs, server: BrowserServer) -> None:
         pass
 
     seen = referee.seen
+    # Who opens is told before the opening, in other words than the opening itself (issue 12).
+    log = watcher.page.locator("#move-log-list")
+    expect(log).to_contain_text("Bob is to open.")
+    expect(log).to_contain_text("Bob opens with [4|4].")
     assert seen.placements > 0
     assert seen.draws > 0
     assert seen.raises > 0, "no raise in the auction"
     assert seen.blocked_rounds > 0, "no blocked round"
     assert seen.settlements >= 1
+    assert seen.transfer_lines > 0
 
     final = ann.snapshot(match_id)["match"]
     assert final["status"] == "finished"

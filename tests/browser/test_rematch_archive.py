@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from .conftest import Tabs
 from .server import BrowserServer, serve
 from .test_rematch_profile import register
-from .ui import invite_link, match_id_of
+from .ui import invite_link, match_id_of, resign
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def test_a_rematch_asked_for_from_the_history_is_accepted_from_the_lobby(tabs: T
     bob.page.goto(url)
     bob.page.locator("[data-action=join]").click()
     expect(bob.page.locator("#match")).to_have_attribute("data-audience", "second")
-    bob.page.locator("[data-action=resign]").click()
+    resign(bob)
     expect(ann.page.locator("#result")).to_contain_text("You won")
 
     bob.page.goto(bob.base_url + "/")

@@ -10,7 +10,16 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import Tabs
-from .ui import Tab, account_form, enter_name, expect_account, fill_form, invite_link, match_id_of
+from .ui import (
+    Tab,
+    account_form,
+    enter_name,
+    expect_account,
+    fill_form,
+    invite_link,
+    match_id_of,
+    resign,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +51,18 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     watcher.page.goto(url)
     expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
 
-    bob.page.locator("[data-action=resign]").click()  # its confirmation is answered yes
+    # Resign asks in the page (issue 12 item 6): Cancel and Escape leave the match as it was.
+    bob.page.locator("[data-action=resign]").click()
+    expect(bob.page.locator("#confirm-box")).to_contain_text(
+        "Resign the match? Your opponent wins."
+    )
+    bob.page.locator("[data-action=confirm-no]").click()
+    expect(bob.page.locator("#confirm-box")).to_be_hidden()
+    bob.page.locator("[data-action=resign]").click()
+    bob.page.keyboard.press("Escape")
+    expect(bob.page.locator("#confirm-box")).to_be_hidden()
+    expect(bob.page.locator("#match")).to_have_attribute("data-status", "active")
+    resign(bob)
     for tab in (ann, bob, watcher):
         expect(tab.page.locator("#result")).to_be_visible()
     expect(ann.page.locator("#result")).to_contain_text("You won")

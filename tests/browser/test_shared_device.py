@@ -43,6 +43,8 @@ def test_the_hand_over_hides_every_tile_until_reveal(tabs: Tabs) -> None:
     expect(root).to_have_attribute("data-audience", "device")
     match_id = shown_match_id(device, "Dana", "shared")
     version = device.snapshot(match_id)["version"]
+    # One press starts a shared-device match, and its card says so (issue 12 item 6).
+    expect(root).to_contain_text("One press of Start begins the match for both players")
     press_start(device)
     wait_past(device, version)
 

@@ -95,8 +95,12 @@ class Tab:
     def __post_init__(self) -> None:
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: {exc}"))
-        # A confirmation (e.g. "resign?") is answered yes, as the player would.
-        self.page.on("dialog", lambda dialog: _accept(dialog))
+        # The client asks in the page (issue 12 item 6): a browser dialog is a defect.
+        self.page.on("dialog", self._on_dialog)
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        self.errors.append(f"{self.name}: a browser dialog opened: {dialog.message!r}")
+        dialog.dismiss()
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -198,8 +202,13 @@ class Tab:
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
-def _accept(dialog: Dialog) -> None:
-    dialog.accept()
+def resign(tab: Tab) -> None:
+    """Press Resign and answer its in-page confirmation yes."""
+    tab.page.locator("[data-action=resign]").click()
+    question = tab.page.locator("#confirm-box")
+    expect(question).to_be_visible()
+    question.locator("[data-action=confirm-yes]").click()
+    expect(question).to_be_hidden()
 
 
 def eventually(tab: Tab, read: Callable[[], T], ok: Callable[[T], bool], what: str) -> T:
