@@ -1,6 +1,6 @@
-"""``specbid board``: the worked positions of RULES.md Appendix B, through the command line.
+"""``specbid board``: the worked positions of docs/RULES.md Appendix B, through the command line.
 
-Expected lines are copied verbatim from RULES.md (the joint dash is U+2013 with a space each
+Expected lines are copied verbatim from docs/RULES.md (the joint dash is U+2013 with a space each
 side). Most tests call :func:`spectacular_bid.cli.main` with captured output; the ``installed_*``
 tests run the real ``specbid`` console script next to the interpreter, in a subprocess.
 """

@@ -62,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     board = commands.add_parser(
         "board",
-        help="describe a board move by move (RULES.md Appendix A)",
+        help="describe a board move by move (docs/RULES.md Appendix A)",
         description=(
-            "Lay placements on one board and print the one-line description of RULES.md "
+            "Lay placements on one board and print the one-line description of docs/RULES.md "
             "Appendix A after each. Without MOVE arguments, read one sequence per line from "
             "standard input and print an empty line after each sequence. A bad move prints "
             "'error: MOVE: REASON', skips the rest of its sequence, and the exit status is 2."
@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print, verify or export an ended match's record",
         description=(
             "Print an ended match move by move: each version's command, the board description "
-            "of RULES.md Appendix A after each placement, the balances after each transfer, "
+            "of docs/RULES.md Appendix A after each placement, the balances after each transfer, "
             "and the clock readings. TARGET is a record file (JSON, '-' for standard input) or "
             "a match id read from the database. --verify re-runs the record through the engine "
             "and checks every event, balance, clock, commitment and the result: exit 0 with an "

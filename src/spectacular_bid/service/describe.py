@@ -19,7 +19,7 @@ def _compact(value: object) -> str:
 
 def describe(document: MatchDocument) -> Iterator[str]:
     """The match move by move, for ``specbid replay``: each version's command; after a
-    placement, the board description of RULES.md Appendix A; after a transfer, both balances;
+    placement, the board description of docs/RULES.md Appendix A; after a transfer, both balances;
     then the clock reading. Stops with :class:`RecordMismatchError` at a command the engine
     refuses."""
     header = document.match
