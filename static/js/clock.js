@@ -38,6 +38,7 @@ export function clockElement(seat) {
     "div",
     { class: "clock", "data-clock": seat, role: "timer", "aria-live": "off" },
     h("span", { class: "clock-bank" }, "0:00"),
+    h("span", { class: "clock-bank-label" }),
     h("span", { class: "clock-delay" }, ring, h("span", { class: "clock-delay-text" })),
     h("span", { class: "clock-note" }),
   );
@@ -52,6 +53,9 @@ export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 10000, na
   const bankText = mmss(r.bankMs);
   const bank = el.querySelector(".clock-bank");
   if (bank.textContent !== bankText) bank.textContent = bankText;
+  // Labelled, so that the delay beside it does not read as an increment (issue 12 item 4).
+  const bankLabel = el.querySelector(".clock-bank-label");
+  if (bankLabel.textContent !== t("clock.bank")) bankLabel.textContent = t("clock.bank");
   setAttr(el, "data-running", r.running ? "true" : "false");
   setAttr(el, "data-low", low ? "true" : "false");
   setAttr(el, "data-flagged", flagged ? "true" : null);

@@ -1,5 +1,8 @@
 // The viewer's own hand: one button per tile, reused by tile so focus survives a redraw. Legal
-// tiles (from the server's legal.plays) are marked, the rest aria-disabled.
+// tiles (from the server's legal.plays) are marked, the rest aria-disabled. The hand is dimmed
+// only while a tile is to be placed, and then only the tiles that cannot be: the rest of the
+// time — the opponent's turn, the auction — it is needed to think, so it stays fully readable
+// (issue 12 item 4).
 
 import { h, setAttr, tileLabel } from "./dom.js";
 import { t } from "./i18n.js";
@@ -8,7 +11,7 @@ import { tileSvg } from "./tiles.js";
 /**
  * @param {HTMLElement} box  #hand
  * @param {string[]} tiles  the hand, in the server's order
- * @param {{legal: Map<string,string[]>, opening: boolean, selected: string|null, mustPlay: string|null,
+ * @param {{legal: Map<string,string[]>, opening: boolean, placing: boolean, selected: string|null, mustPlay: string|null,
  *          onTile: (tile, event) => void}} opts
  */
 export function renderHand(box, tiles, opts) {
@@ -26,6 +29,7 @@ export function renderHand(box, tiles, opts) {
     const isLegal = places !== undefined;
     setAttr(button, "data-legal", isLegal ? "true" : "false");
     setAttr(button, "aria-disabled", isLegal ? null : "true");
+    setAttr(button, "data-dim", opts.placing && !isLegal ? "true" : null);
     setAttr(button, "aria-pressed", opts.selected === tile ? "true" : "false");
     setAttr(button, "data-must-play", opts.mustPlay === tile ? "true" : null);
     let state;

@@ -453,7 +453,8 @@ class MatchView {
     const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
     dom.querySelector(".match-title").textContent = this.titleText(match);
     dom.querySelector(".match-sub").textContent = `${names} · ${t(`mode.${match.mode}`)}`;
-    document.title = `${match.legal ? "● " : ""}${names} — ${t("app.name")}`;
+    // A player in another tab sees it is their turn in the tab's title (issue 12 item 5).
+    document.title = `${match.legal ? `● ${t("match.your_turn_title")} · ` : ""}${names} — ${t("app.name")}`;
     this.renderConnection();
 
     const spectators = dom.querySelector("#spectators");
@@ -489,6 +490,8 @@ class MatchView {
 
     const ctx = {
       onCommand: (command) => this.send(command),
+      confirm: (question, yes) => this.confirmation.ask(question, yes),
+      version: this.store.version,
       roundEvents: this.store.roundEvents,
       commitments: this.store.commitments,
     };
@@ -638,6 +641,7 @@ class MatchView {
     renderHand(box, tiles, {
       legal: map,
       opening: !!(legal && legal.opening),
+      placing: !!(legal && legal.plays && legal.plays.length),
       selected: this.selected,
       mustPlay: match.must_play,
       onTile: (tile, event) => this.onTile(tile, event),

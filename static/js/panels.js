@@ -10,14 +10,20 @@ import { icon } from "./icons.js";
 
 // -- the auction ------------------------------------------------------------------------------
 
-export function renderAuction(box, match, { onCommand }) {
+export function renderAuction(box, match, ctx) {
+  const { onCommand } = ctx;
   const auction = match.auction;
   const visible = match.phase === "auction" && !!auction && match.status === "active";
   box.hidden = !visible;
   if (!visible) {
+    delete box.dataset.key;
     fill(box);
     return;
   }
+  // Drawn once per version: a redraw in the middle of a decision would drop the stepper's focus.
+  const key = JSON.stringify([ctx.version, document.documentElement.lang, match.to_act, match.legal, auction]);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
   const legal = match.legal;
   const name = (seat) => seatName(match, seat);
   const bids = auction.bids || [];
@@ -46,27 +52,7 @@ export function renderAuction(box, match, { onCommand }) {
         h("small", {}, t("auction.accept_hint", { name: name(standingBy), cost: standing.cost }))));
     }
     if (row.length) actions.push(h("div", { class: "auction-main" }, row));
-    if (legal.bids && legal.bids.length) {
-      const raising = bids.length > 0;
-      actions.push(
-        h("p", { class: "auction-bids-title" }, raising ? t("auction.raise_title") : t("auction.bid_title")),
-        h("div", { class: "bid-grid", role: "group", "aria-label": raising ? t("auction.raise_title") : t("auction.bid_title") },
-          legal.bids.map((bid) => {
-            const discounted = bid.cost < bid.amount;
-            return h("button", {
-              type: "button",
-              class: `btn bid-btn${discounted ? " is-discounted" : ""}`,
-              "data-action": "bid",
-              "data-amount": String(bid.amount),
-              "aria-label": t("auction.bid_aria", { amount: bid.amount, cost: bid.cost }) + (discounted ? ` (${t("auction.discount")})` : ""),
-              onclick: () => onCommand({ type: "bid", amount: bid.amount }),
-            },
-            h("span", { class: "bid-btn-amount" }, String(bid.amount)),
-            h("span", { class: "bid-btn-cost" }, t("auction.cost", { cost: bid.cost })),
-            discounted ? h("span", { class: "bid-btn-tag" }, `−15 ${t("auction.discount_short")}`) : null);
-          })),
-      );
-    }
+    if (legal.bids && legal.bids.length) actions.push(bidChooser(match, legal.bids, bids.length > 0, ctx));
   } else if (match.to_act) {
     actions.push(h("p", { class: "waiting-line" }, h("span", { class: "spinner small", "aria-hidden": "true" }), t("auction.waiting", { name: name(match.to_act) })));
   }
@@ -77,6 +63,91 @@ export function renderAuction(box, match, { onCommand }) {
     history,
     actions,
   );
+}
+
+/** The bids one may make (issue 12 item 3): quick choices for the common amounts — the
+ * minimum, +5, +10 and +20 — and a stepper over every other amount the server allows, each
+ * with what it costs (the jockey's discount applied). A bid the server marks as costing one's
+ * whole balance (R6.5) asks first, since it loses the match if accepted. */
+function bidChooser(match, offered, raising, ctx) {
+  const title = raising ? t("auction.raise_title") : t("auction.bid_title");
+  const send = (bid) => {
+    if (!bid.loses_match) {
+      ctx.onCommand({ type: "bid", amount: bid.amount });
+      return;
+    }
+    ctx.confirm(t("auction.all_in_confirm", { amount: bid.amount, cost: bid.cost }), t("auction.all_in_yes", { amount: bid.amount }))
+      .then((yes) => { if (yes) ctx.onCommand({ type: "bid", amount: bid.amount }); });
+  };
+  const min = offered[0].amount;
+  const quick = QUICK_STEPS.map((step) => offered.find((bid) => bid.amount === min + step)).filter(Boolean);
+  const parts = [
+    h("p", { class: "auction-bids-title" }, title),
+    h("div", { class: "bid-quick", role: "group", "aria-label": title },
+      quick.map((bid, i) => bidButton(bid, i === 0 ? t("auction.minimum") : `+${bid.amount - min}`, send))),
+  ];
+  const rest = offered.filter((bid) => !quick.includes(bid));
+  if (rest.length) parts.push(bidStepper(`${match.id}|${ctx.version}`, offered, offered.indexOf(rest[0]), send));
+  return parts;
+}
+
+const QUICK_STEPS = [0, 5, 10, 20];
+let stepperChoice = { key: null, index: 0 };
+/** The stepper's amount outlives a redraw of the same decision (the match id and version). */
+
+function bidButton(bid, note, send) {
+  const discounted = bid.cost < bid.amount;
+  const warn = bid.loses_match ? ` (${t("auction.all_in_short")})` : "";
+  return h("button", {
+    type: "button",
+    class: `btn bid-btn${discounted ? " is-discounted" : ""}${bid.loses_match ? " is-all-in" : ""}`,
+    "data-action": "bid",
+    "data-amount": String(bid.amount),
+    "data-loses-match": bid.loses_match ? "true" : "false",
+    "aria-label": t("auction.bid_aria", { amount: bid.amount, cost: bid.cost }) + (discounted ? ` (${t("auction.discount")})` : "") + warn,
+    onclick: () => send(bid),
+  },
+  h("span", { class: "bid-btn-amount" }, String(bid.amount)),
+  h("span", { class: "bid-btn-cost" }, t("auction.cost", { cost: bid.cost })),
+  note ? h("span", { class: "bid-btn-note" }, note) : null,
+  discounted ? h("span", { class: "bid-btn-tag" }, `−15 ${t("auction.discount_short")}`) : null,
+  bid.loses_match ? h("span", { class: "bid-btn-warn" }, t("auction.all_in_short")) : null);
+}
+
+function bidStepper(key, offered, start, send) {
+  const last = offered.length - 1;
+  if (stepperChoice.key !== key) stepperChoice = { key, index: Math.min(start, last) };
+  stepperChoice.index = Math.max(0, Math.min(last, stepperChoice.index));
+  const slider = h("input", {
+    type: "range", class: "bid-slider", min: "0", max: String(last), step: "1",
+    value: String(stepperChoice.index), "data-amounts": offered.map((bid) => bid.amount).join(" "),
+    "aria-label": t("auction.other_amount"),
+  });
+  const holder = h("div", { class: "bid-chosen" });
+  const show = () => {
+    const bid = offered[stepperChoice.index];
+    slider.value = String(stepperChoice.index);
+    slider.setAttribute("aria-valuetext", t("auction.bid_aria", { amount: bid.amount, cost: bid.cost }));
+    fill(holder, bidButton(bid, null, send));
+    less.disabled = stepperChoice.index === 0;
+    more.disabled = stepperChoice.index === last;
+  };
+  const step = (delta) => {
+    stepperChoice.index = Math.max(0, Math.min(last, stepperChoice.index + delta));
+    show();
+  };
+  const less = h("button", { type: "button", class: "btn btn-secondary btn-icon", "data-action": "bid-less", "aria-label": t("auction.less"), onclick: () => step(-1) }, "−");
+  const more = h("button", { type: "button", class: "btn btn-secondary btn-icon", "data-action": "bid-more", "aria-label": t("auction.more"), onclick: () => step(1) }, "+");
+  slider.addEventListener("input", () => {
+    stepperChoice.index = Number(slider.value);
+    show();
+  });
+  const box = h("div", { class: "bid-stepper", role: "group", "aria-label": t("auction.other_amount") },
+    h("p", { class: "auction-bids-title" }, t("auction.other_amount")),
+    h("div", { class: "bid-stepper-row" }, less, slider, more),
+    holder);
+  show();
+  return box;
 }
 
 // -- settlement and Start/Continue -----------------------------------------------------------

@@ -71,7 +71,12 @@ class Seen:
     blocked_rounds: int = 0
     settlements: int = 0
     transfer_lines: int = 0
+    all_in_asked: int = 0
+    bids_sent: int = 0
     shots: set[str] = field(default_factory=set)
+
+
+YOUR_TURN = re.compile(r"^● Your turn · ")
 
 
 class Referee:
@@ -190,6 +195,10 @@ class Referee:
         tab = self.players[seat]
         own = views[seat]
         check_offer(tab, own)
+        # Whose turn it is shows in the tab's title, for a player in another tab (issue 12).
+        other = self.players["second" if seat == "first" else "first"]
+        expect(tab.page).to_have_title(YOUR_TURN)
+        expect(other.page).not_to_have_title(YOUR_TURN)
         if own["phase"] == "auction" and "auction" not in self.seen.shots:
             tab.shot("auction")
             self.seen.shots.add("auction")
@@ -211,9 +220,38 @@ class Referee:
             self.seen.auctions = 1
         if kind == "bid" and own["auction"]["bids"]:
             self.seen.raises += 1
+        if own["phase"] == "auction" and own["legal"]["bids"] and not self.seen.all_in_asked:
+            self.check_all_in(tab, own, version)
         click_choice(tab, own, choice)
         wait_past(tab, version)
+        after = tab.snapshot(self.match_id)["match"]["auction"]
+        if kind == "bid" and after is not None:  # the button pressed sent its own amount
+            assert after["bids"][-1]["amount"] == int(choice[1])
+            self.seen.bids_sent += 1  # (a bid accepted by force at once ends the auction)
         return True
+
+    def check_all_in(self, tab: Tab, own: dict[str, Any], version: int) -> None:
+        """The highest bid costs the whole balance (R6.5): it asks in the page, and Cancel sends
+        nothing (issue 12 item 3)."""
+        top = own["legal"]["bids"][-1]
+        assert top["loses_match"], f"the top bid {top} should cost the whole balance"
+        assert not any(b["loses_match"] for b in own["legal"]["bids"][:-1])
+        quick = tab.page.locator(f'#auction .bid-quick [data-amount="{top["amount"]}"]')
+        if quick.count():
+            quick.click()
+        else:
+            chosen = tab.page.locator("#auction .bid-chosen [data-action=bid]")
+            for _ in range(80):
+                if chosen.get_attribute("data-amount") == str(top["amount"]):
+                    break
+                tab.page.locator("#auction [data-action=bid-more]").click()
+            chosen.click()
+        question = tab.page.locator("#confirm-box")
+        expect(question).to_contain_text("you lose the match at once")
+        question.locator("[data-action=confirm-no]").click()
+        expect(question).to_be_hidden()
+        assert tab.snapshot(self.match_id)["version"] == version  # nothing was sent
+        self.seen.all_in_asked += 1
 
 
 def test_a_complete_match_by_clicks(tabs: Tabs, server: BrowserServer) -> None:
@@ -262,6 +300,8 @@ def test_a_complete_match_by_clicks(tabs: Tabs, server: BrowserServer) -> None:
     assert seen.blocked_rounds > 0, "no blocked round"
     assert seen.settlements >= 1
     assert seen.transfer_lines > 0
+    assert seen.all_in_asked == 1
+    assert seen.bids_sent > 0
 
     final = ann.snapshot(match_id)["match"]
     assert final["status"] == "finished"

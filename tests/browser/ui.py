@@ -321,19 +321,62 @@ def check_offer(tab: Tab, match: dict[str, Any]) -> None:
             tab, tab.legal_hand, lambda tiles: tiles == want, f"data-legal=true tiles: {want}"
         )
     _shown_iff(tab, "[data-action=draw]", bool(legal["can_draw"]))
+    if match["phase"] == "auction" and legal["bids"]:
+        check_bids(tab, legal["bids"])
     if match["phase"] == "auction":
-        amounts = sorted(str(b["amount"]) for b in legal["bids"])
-        eventually(
-            tab,
-            lambda: sorted(
-                b.get_attribute("data-amount") or ""
-                for b in tab.visible("#auction [data-action=bid][data-amount]").all()
-            ),
-            lambda shown: sorted(shown, key=int) == sorted(amounts, key=int),
-            f"#auction [data-action=bid] buttons for exactly the legal amounts {amounts}",
-        )
         for action in ("decline", "accept"):
             _shown_iff(tab, f"#auction [data-action={action}]", bool(legal[f"can_{action}"]))
+
+
+QUICK_STEPS = (0, 5, 10, 20)
+"""The auction's quick choices: the minimum bid, and 5, 10 and 20 above it (issue 12 item 3)."""
+
+
+def check_bids(tab: Tab, bids: list[dict[str, Any]]) -> None:
+    """Quick buttons for exactly the legal amounts among the minimum, +5, +10 and +20, each
+    marked when it costs the whole balance; a stepper over every legal amount when there are
+    more."""
+    least = bids[0]["amount"]
+    quick = [b for b in bids if b["amount"] - least in QUICK_STEPS]
+    want = [(str(b["amount"]), "true" if b.get("loses_match") else "false") for b in quick]
+    eventually(
+        tab,
+        lambda: [
+            (b.get_attribute("data-amount") or "", b.get_attribute("data-loses-match") or "")
+            for b in tab.visible("#auction .bid-quick [data-action=bid]").all()
+        ],
+        lambda shown: shown == want,
+        f"#auction quick bids {want}",
+    )
+    stepper = tab.page.locator("#auction .bid-slider")
+    if len(bids) == len(quick):
+        expect(stepper).to_have_count(0)
+        return
+    amounts = " ".join(str(b["amount"]) for b in bids)
+    expect(stepper).to_have_attribute("data-amounts", amounts)
+
+
+def click_bid(tab: Tab, bid: dict[str, Any]) -> None:
+    """A quick button when the amount has one, else the stepper moved to it; a bid costing the
+    whole balance is confirmed in the page."""
+    amount = str(bid["amount"])
+    quick = tab.page.locator(f'#auction .bid-quick [data-action=bid][data-amount="{amount}"]')
+    if quick.count():
+        quick.first.click()
+    else:
+        chosen = tab.page.locator("#auction .bid-chosen [data-action=bid]")
+        for _ in range(80):
+            shown = int(chosen.get_attribute("data-amount") or "0")
+            if shown == bid["amount"]:
+                break
+            step = "bid-more" if shown < bid["amount"] else "bid-less"
+            tab.page.locator(f"#auction [data-action={step}]").click()
+        expect(chosen).to_have_attribute("data-amount", amount)
+        chosen.click()
+    if bid.get("loses_match"):
+        question = tab.page.locator("#confirm-box")
+        expect(question).to_contain_text(amount)
+        question.locator("[data-action=confirm-yes]").click()
 
 
 def _shown_iff(tab: Tab, selector: str, allowed: bool) -> None:
@@ -368,7 +411,7 @@ def click_choice(tab: Tab, match: dict[str, Any], choice: Choice) -> None:
     elif kind in ("decline", "accept"):
         tab.visible(f"#auction [data-action={kind}]").first.click()
     elif kind == "bid":
-        tab.visible(f'#auction [data-action=bid][data-amount="{int(argument)}"]').first.click()
+        click_bid(tab, next(b for b in match["legal"]["bids"] if b["amount"] == int(argument)))
     else:
         raise AssertionError(f"unknown choice {choice!r}")
 

@@ -33,6 +33,7 @@ from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
+from spectacular_bid.rules.views import legal_view
 
 from .decks import (
     NEXT_DECK,
@@ -210,6 +211,21 @@ def test_r6_5_non_jockey_paying_its_whole_balance_loses_before_the_opening_tile(
     assert rnd is not None
     assert rnd.board.is_empty
     assert not any(isinstance(e, OpenerChosen | Played) for e in events)
+
+
+def test_r6_5_the_legal_bids_mark_the_one_that_would_cost_the_whole_balance() -> None:
+    """The view marks it (``loses_match``) so that a client asks before sending it (issue 12)."""
+    match = in_auction()
+    legal = legal_view(match, FIRST)
+    assert legal is not None
+    marked = [bid.amount for bid in legal.bids if bid.loses_match]
+    assert marked == [115]  # the first seat holds 115 and is not the jockey
+    assert next(b for b in legal.bids if b.amount == 115).cost == 115
+    match.apply(Bid(FIRST, 15))
+    jockey = legal_view(match, SECOND)
+    assert jockey is not None
+    assert [(b.amount, b.cost) for b in jockey.bids if b.loses_match] == [(200, 185)]  # R6.4
+    assert legal_view(match, FIRST) is None  # not its decision
 
 
 def test_r6_5_r6_6_jockey_bidding_its_whole_net_balance_is_force_accepted_and_loses() -> None:

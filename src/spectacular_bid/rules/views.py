@@ -55,6 +55,9 @@ class BidOption:
     amount: int
     cost: int
     """What the bid costs if accepted, the jockey's discount applied (R6.4)."""
+    loses_match: bool = False
+    """R6.5: if accepted, the bid's payment is the bidder's whole balance, which loses the match at
+    once (R1.5). Set on the bids the viewer may make, so that a client can warn before sending."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +157,8 @@ def legal_view(match: Match, seat: Seat) -> LegalView | None:
             can_accept = True
         elif isinstance(action, Bid):
             assert auction is not None
-            bids.append(BidOption(action.amount, auction.cost(seat, action.amount)))
+            cost = auction.cost(seat, action.amount)
+            bids.append(BidOption(action.amount, cost, cost == match.balances[seat]))
     return LegalView(
         plays=tuple(PlayOption(t, tuple(sorted(p))) for t, p in sorted(places.items())),
         opening=opening,

@@ -59,6 +59,13 @@ class BoardSnapshot(WireModel):
 class BidOption(WireModel):
     amount: int
     cost: int = Field(description="What the bid costs if accepted, jockey discount applied (R6.4).")
+    loses_match: bool = Field(
+        False,
+        description=(
+            "R6.5: accepted, its payment is the bidder's whole balance and loses the match at "
+            "once; set on the viewer's own legal bids only."
+        ),
+    )
 
 
 class PlayOption(WireModel):
