@@ -11,6 +11,7 @@ import hashlib
 import secrets
 import unicodedata
 import uuid
+from collections import OrderedDict
 from typing import Final
 
 from spectacular_bid.service.ports import MatchStore, Player, PlayerRecord
@@ -38,10 +39,29 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+CACHE_LIMIT: Final = 10_000
+"""Guests kept in memory, by token hash, the least recently seen dropped first: every request
+resolves its token, so the active ones stay, and a server that runs for months does not keep
+every guest it ever saw (a dropped one is read from the store again)."""
+
+
 class Guests:
-    def __init__(self, store: MatchStore) -> None:
+    def __init__(self, store: MatchStore, cache_limit: int = CACHE_LIMIT) -> None:
+        if cache_limit < 1:
+            raise ValueError(f"cache_limit must be >= 1, got {cache_limit!r}")
         self._store = store
-        self._cache: dict[str, Player] = {}
+        self._cache: OrderedDict[str, Player] = OrderedDict()
+        self._cache_limit = cache_limit
+
+    def __len__(self) -> int:
+        """The guests held in memory."""
+        return len(self._cache)
+
+    def _keep(self, digest: str, player: Player) -> None:
+        self._cache[digest] = player
+        self._cache.move_to_end(digest)
+        while len(self._cache) > self._cache_limit:
+            self._cache.popitem(last=False)
 
     async def create(self, name: str, now_ms: int) -> tuple[Player, str]:
         """A new guest with ``name``; returns the player and its token (shown once)."""
@@ -49,7 +69,7 @@ class Guests:
         token = secrets.token_urlsafe(32)
         digest = token_hash(token)
         await self._store.add_player(PlayerRecord(player.id, player.name, digest, now_ms))
-        self._cache[digest] = player
+        self._keep(digest, player)
         return player, token
 
     def forget(self, digest: str) -> None:
@@ -64,10 +84,11 @@ class Guests:
         digest = token_hash(token)
         cached = self._cache.get(digest)
         if cached is not None:
+            self._cache.move_to_end(digest)
             return cached
         record = await self._store.player_by_token_hash(digest)
         if record is None:
             return None
         player = Player(record.id, record.name)
-        self._cache[digest] = player
+        self._keep(digest, player)
         return player
