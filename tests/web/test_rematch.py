@@ -9,7 +9,7 @@ import httpx
 from fastapi import FastAPI
 
 from spectacular_bid.service.matches import MatchService
-from spectacular_bid.service.rematches import OFFER_MS, Rematches
+from spectacular_bid.service.rematches import OFFER_MS, PRESENCE_MS, Rematches
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, error_of, guest, joined_match, new_match
@@ -118,10 +118,13 @@ async def test_an_offer_lapses_when_a_player_leaves_or_after_three_minutes(
     now = [0]
     service.rematches = Rematches(lambda: now[0])
     await rematch(client, match_id, ann)
+    url = f"/api/matches/{match_id}/rematch"
+    for now[0] in range(0, OFFER_MS, 10_000):  # Ann's page reads it: Ann is still there
+        assert (await client.get(url, headers=bearer(ann))).json()["offered_by"] == "first"
     now[0] = OFFER_MS - 1
-    assert (await client.get(f"/api/matches/{match_id}/rematch")).json()["offered_by"] == "first"
+    assert (await client.get(url, headers=bearer(ann))).json()["offered_by"] == "first"
     now[0] = OFFER_MS
-    assert (await client.get(f"/api/matches/{match_id}/rematch")).json()["offered_by"] is None
+    assert (await client.get(url, headers=bearer(ann))).json()["offered_by"] is None
     started = (await rematch(client, match_id, bo)).json()  # a new offer, not an acceptance
     assert (started["offered_by"], started["match_id"]) == ("second", None)
 
@@ -148,3 +151,26 @@ async def test_only_the_players_of_an_ended_online_match_may_ask(
     missing = await rematch(client, "nosuchmatch", ann)
     assert error_of(missing)["code"] == "not_found"
     assert (await client.post(f"/api/matches/{ended}/rematch")).status_code == 401
+
+
+async def test_an_offer_lapses_when_its_player_is_no_longer_heard_from(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """The offering page reads the rematch every few seconds; when it stops (the player left,
+    with no socket to tell it, as from the archive), the offer lapses, so that nobody is dealt
+    into a rematch they are not there to play."""
+    ann, bo = await guest(client, "Ann"), await guest(client, "Bo")
+    match_id = await ended_match(app, client, ann, bo)
+    service = app.state.service
+    assert isinstance(service, MatchService)
+    now = [0]
+    service.rematches = Rematches(lambda: now[0])
+    url = f"/api/matches/{match_id}/rematch"
+    await rematch(client, match_id, ann)
+    now[0] = PRESENCE_MS - 1
+    assert (await client.get(url, headers=bearer(bo))).json()["offered_by"] == "first"
+    now[0] = PRESENCE_MS  # Bo's and a visitor's reads do not keep Ann's offer
+    assert (await client.get(url)).json()["offered_by"] is None
+    assert (await client.get("/api/lobby", headers=bearer(bo))).json()["rematch_offers"] == []
+    accepted = (await rematch(client, match_id, bo)).json()
+    assert (accepted["offered_by"], accepted["match_id"]) == ("second", None)  # a new offer

@@ -12,13 +12,17 @@ store, nobody is on its page, and the opponent learns of the offer from the lobb
 
 An offer lapses after :data:`OFFER_MS`, when either player leaves the ended match's page while
 the match is in memory (the web layer calls :meth:`Rematches.lapse` when a seated player's last
-socket closes), or when it is declined. An offer is an intent, not a command of the match: it never
-changes the ended match's version or its record.
+socket closes), when it is declined, or when the offering player has not been heard from for
+:data:`PRESENCE_MS` (its page reads the rematch every few seconds, :meth:`Rematches.seen`). The
+last rule matters most for the archive, where no socket tells that the offering player left: an
+accepted rematch starts its clocks after the start grace (D3), so an offer from somebody who has
+gone would deal them into a match they would lose on time. An offer is an intent, not a command
+of the match: it never changes the ended match's version or its record.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final, Protocol
 
 from spectacular_bid.clock import ClockSettings
@@ -34,6 +38,9 @@ if TYPE_CHECKING:
 OFFER_MS: Final = 180_000
 """How long an offer stands: "a few minutes", long enough to be seen in a lobby polled every few
 seconds, short enough that an offer nobody answers does not wait for ever."""
+PRESENCE_MS: Final = 15_000
+"""How long an offer stands after its offering player was last heard from (an offer, or a read
+of the rematch by that player): the page reads every 3 s, so a few reads may be lost."""
 STARTED_MS: Final = 300_000
 """How long a started rematch is pointed to from the ended match; after that a new offer may be
 made (another rematch of the same match)."""
@@ -86,6 +93,11 @@ class _Offer:
     """The opponent's player id."""
     clock: ClockSettings
     at_ms: int
+    seen_ms: int
+    """When the offering player was last heard from."""
+
+    def stands(self, now_ms: int) -> bool:
+        return now_ms - self.at_ms < OFFER_MS and now_ms - self.seen_ms < PRESENCE_MS
 
 
 class Rematches:
@@ -120,12 +132,18 @@ class Rematches:
             for match_id, offer in sorted(
                 self._offers.items(), key=lambda item: item[1].at_ms, reverse=True
             )
-            if offer.to == player_id and now - offer.at_ms < OFFER_MS
+            if offer.to == player_id and offer.stands(now)
         ]
+
+    def seen(self, match_id: str, player_id: str) -> None:
+        """The player read the rematch of ``match_id``: if its offer stands, it is still there."""
+        offer = self._standing(match_id)
+        if offer is not None and offer.player.id == player_id:
+            self._offers[match_id] = replace(offer, seen_ms=self._now_ms())
 
     def _standing(self, match_id: str) -> _Offer | None:
         offer = self._offers.get(match_id)
-        if offer is not None and self._now_ms() - offer.at_ms >= OFFER_MS:
+        if offer is not None and not offer.stands(self._now_ms()):
             del self._offers[match_id]
             return None
         return offer
@@ -141,7 +159,7 @@ class Rematches:
 
     def _sweep(self) -> None:
         now = self._now_ms()
-        for match_id in [m for m, o in self._offers.items() if now - o.at_ms >= OFFER_MS]:
+        for match_id in [m for m, o in self._offers.items() if not o.stands(now)]:
             del self._offers[match_id]
         for match_id in [m for m, s in self._started.items() if now - s[1] >= STARTED_MS]:
             del self._started[match_id]
@@ -156,7 +174,8 @@ class Rematches:
         clock = match.state.settings.clock
         if standing is None or standing.by is seat:
             self._sweep()
-            self._offers[match_id] = _Offer(seat, player, opponent.id, clock, self._now_ms())
+            now = self._now_ms()
+            self._offers[match_id] = _Offer(seat, player, opponent.id, clock, now, now)
             return self.state(match_id)
         # The players as they are now: one of them may have made an account since the match.
         first, second = (

@@ -26,7 +26,7 @@ from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.frames import rematch_message
-from spectacular_bid.web.identity import CurrentPlayer
+from spectacular_bid.web.identity import Caller, CurrentPlayer
 from spectacular_bid.web.notation import SeatName, WireModel, seat_name
 from spectacular_bid.web.room import Room, Rooms
 
@@ -67,9 +67,14 @@ def _tell(rooms: Rooms, match: MatchActor | Rebuilt, state: RematchState) -> Rem
 
 
 @router.get("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
-async def read_rematch(match_id: str, service: Service) -> Rematch:
-    """The rematch as it stands (what the last ``rematch`` message said)."""
-    return Rematch.of(service.rematches.state((await service.find(match_id)).id))
+async def read_rematch(match_id: str, service: Service, caller: Caller) -> Rematch:
+    """The rematch as it stands (what the last ``rematch`` message said). Read by the player
+    whose offer stands, it keeps the offer standing: an offer lapses when its player has not
+    been heard from for 15 s."""
+    found = await service.find(match_id)
+    if caller is not None:
+        service.rematches.seen(found.id, caller.id)
+    return Rematch.of(service.rematches.state(found.id))
 
 
 @router.post("/{match_id}/rematch", response_model=Rematch, responses=REFUSALS)
