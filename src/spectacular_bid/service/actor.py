@@ -168,15 +168,27 @@ class MatchActor:
         received_ms: int,
         seat: Seat | None = None,
     ) -> int:
-        """Apply a player's command; return the version it leaves, or raise :class:`Rejection`."""
+        """Apply a player's command; return the version it leaves, or raise :class:`Rejection`.
+
+        The future is dropped before a refusal leaves: raised by ``await reply``, the refusal
+        holds a traceback through this frame, whose ``reply`` holds the refusal, a cycle through
+        the caller's frame too (a socket, its transport, its request: ~70 objects). The collector
+        freezes such objects and sweeps only while no clock runs (``web/collector.py``), which
+        under load is never: a one-hour soak kept every refused command's socket (issue 10)."""
         reply: asyncio.Future[int] = self._future()
         self._queue.put_nowait(_Command(player_id, command, version, received_ms, seat, reply))
-        return await reply
+        try:
+            return await reply
+        finally:
+            del reply
 
     async def join(self, player: Player) -> Seat:
         reply: asyncio.Future[Seat] = self._future()
         self._queue.put_nowait(_Join(player, reply))
-        return await reply
+        try:
+            return await reply
+        finally:
+            del reply  # no cycle through a refusal's traceback (see submit)
 
     def abort_for_timing_failure(self) -> None:
         """D5: the loop stalled while this match's clock ran (called by the lag monitor)."""

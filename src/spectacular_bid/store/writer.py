@@ -135,7 +135,10 @@ class GroupCommitWriter:
             raise StorageError(f"the store is not open, so {what} was not stored: call start()")
         future = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(Write(parts, what, future))
-        await future
+        try:
+            await future
+        finally:
+            del future  # a failure's traceback would hold it, and it the failure: a cycle
 
     def before_next_batch(self, work: Callable[[], Awaitable[None]]) -> None:
         """Have ``work`` run before the next batch begins, while nothing is being written (the
