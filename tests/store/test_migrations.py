@@ -31,7 +31,15 @@ from spectacular_bid.store.models import NAMING_CONVENTION, Base
 
 from .conftest import Database
 
-TABLES = {"player", "player_session", "match", "round", "match_event", "rating_change"}
+TABLES = {
+    "player",
+    "player_session",
+    "match",
+    "round",
+    "match_event",
+    "rating_change",
+    "chat_line",
+}
 
 
 async def table_names(engine: AsyncEngine) -> set[str]:
@@ -106,6 +114,11 @@ async def test_constraints_carry_the_naming_convention(engine: AsyncEngine) -> N
         "fk_rating_change_match_id_match",
         "fk_rating_change_player_id_player",
         "ix_rating_change_player_id_at",
+    }
+    assert expected["chat_line"] == {
+        "pk_chat_line",
+        "fk_chat_line_match_id_match",
+        "fk_chat_line_player_id_player",
     }
     assert set(NAMING_CONVENTION) == {"ix", "uq", "ck", "fk", "pk"}
 

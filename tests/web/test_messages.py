@@ -35,6 +35,7 @@ from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchMode, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.web.chat_messages import ClientChat
 from spectacular_bid.web.events import MatchEvent
 from spectacular_bid.web.messages import (
     CLIENT_MESSAGES,
@@ -74,8 +75,15 @@ def test_every_event_type_has_a_model() -> None:
 
 @pytest.mark.parametrize(("kind", "model"), CLIENT_MESSAGES.items())
 def test_every_client_type_is_in_the_union(kind: str, model: type) -> None:
-    extra: dict[str, dict[str, object]] = {"play": {"tile": "1-4"}, "bid": {"amount": 15}}
-    frame: dict[str, object] = {"type": kind} if kind == "ping" else {"type": kind, "version": 0}
+    extra: dict[str, dict[str, object]] = {
+        "play": {"tile": "1-4"},
+        "bid": {"amount": 15},
+        "chat": {"text": "hi"},
+    }
+    versionless = ("ping", "chat")  # neither is a command: no version to be stale against
+    frame: dict[str, object] = (
+        {"type": kind} if kind in versionless else {"type": kind, "version": 0}
+    )
     frame |= extra.get(kind, {})
     assert isinstance(ClientMessage.model_validate(frame).root, model)
 
@@ -115,7 +123,7 @@ def test_frames_become_commands(
     data: dict[str, Any], command: PlayerCommand, version: int, seat: Seat | None
 ) -> None:
     message = parse_client_message(data)
-    assert not isinstance(message, ClientPing)
+    assert not isinstance(message, ClientPing | ClientChat)
     assert command_of(message) == command
     assert (message.version, message.acting_seat()) == (version, seat)
 

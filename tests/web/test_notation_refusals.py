@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.web.chat_messages import ClientChat
 from spectacular_bid.web.messages import ClientPing, command_of, parse_client_message
 
 
@@ -20,7 +21,7 @@ from spectacular_bid.web.messages import ClientPing, command_of, parse_client_me
 )
 def test_a_side_the_tile_does_not_have_is_a_bad_message(at: str, reason: str) -> None:
     message = parse_client_message({"type": "play", "version": 1, "tile": "1-1", "at": at})
-    assert not isinstance(message, ClientPing)
+    assert not isinstance(message, ClientPing | ClientChat)
     with pytest.raises(Rejection) as caught:
         command_of(message)
     assert caught.value.code is ErrorCode.BAD_MESSAGE

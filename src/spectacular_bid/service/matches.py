@@ -24,6 +24,7 @@ from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.admission import Admission
+from spectacular_bid.service.chat import ChatLine, Chats, Phrase
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.guests import Guests
@@ -85,6 +86,7 @@ class MatchService:
         self._closing: set[asyncio.Task[None]] = set()
         self._ended: OrderedDict[str, Rebuilt] = OrderedDict()
         self.rematches = Rematches(now_ms)
+        self.chat = Chats(store, now_ms, wall_ms)
         if deck_source_for is not None:
             self._deck_source_for = deck_source_for
         elif self.settings.fixed_deck_seed is not None:
@@ -192,6 +194,7 @@ class MatchService:
         actor = self._actors.pop(match_id, None)
         if actor is None:
             return
+        self.chat.forget(match_id)
         task = asyncio.get_running_loop().create_task(actor.close(), name=f"evict-{match_id}")
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
@@ -202,6 +205,13 @@ class MatchService:
         if actor is None:
             raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
         return actor
+
+    async def say(
+        self, match_id: str, player: Player | None, text: str | None, phrase: Phrase | None
+    ) -> ChatLine:
+        """A chat line in a match in memory (issue 12 item 1): beside its actor, never through
+        it, so it changes no version and waits behind no command."""
+        return await self.chat.say(match_id, self.get(match_id).state, player, text, phrase)
 
     async def find(self, match_id: str) -> MatchActor | Rebuilt:
         """The match to read: its actor while in memory, else the ended match re-run from its

@@ -9,6 +9,7 @@ from dataclasses import replace
 from spectacular_bid.service.match_ratings import rate
 from spectacular_bid.service.ports import (
     JSON,
+    ChatRecord,
     EventRecord,
     MatchRecord,
     MatchStatus,
@@ -30,6 +31,7 @@ class InMemoryStore:
         self._rounds: dict[tuple[str, int], RoundRecord] = {}
         self._sessions: dict[str, SessionRecord] = {}
         self._rating_changes: list[RatingChange] = []
+        self._chat: dict[str, list[ChatRecord]] = {}
         self.fail_appends = False
         """Test switch: make every append fail, as a broken database would."""
 
@@ -159,6 +161,17 @@ class InMemoryStore:
 
     async def events(self, match_id: str, since_version: int = 0) -> list[EventRecord]:
         return [r for r in self._events.get(match_id, []) if r.version > since_version]
+
+    async def add_chat_line(self, line: ChatRecord) -> None:
+        if line.match_id not in self._matches:
+            raise StorageError(f"no match {line.match_id!r} for a chat line")
+        lines = self._chat.setdefault(line.match_id, [])
+        if any(stored.number == line.number for stored in lines):
+            raise StorageError(f"chat line {line.number} of {line.match_id} is already stored")
+        lines.append(line)
+
+    async def chat_lines(self, match_id: str) -> list[ChatRecord]:
+        return sorted(self._chat.get(match_id, []), key=lambda line: line.number)
 
     async def match(self, match_id: str) -> MatchRecord | None:
         return self._matches.get(match_id)

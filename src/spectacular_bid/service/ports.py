@@ -164,6 +164,25 @@ class RoundRecord:
     """The deck order; None until the round ends."""
 
 
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """One chat line of a match (issue 12 item 1): never part of its versions."""
+
+    match_id: str
+    number: int
+    """1 for the match's first line."""
+    channel: str
+    """``players`` or ``spectators``."""
+    player_id: str
+    name: str
+    """The speaker's name when they said it."""
+    seat: str | None
+    text: str | None
+    phrase: str | None
+    """A quick phrase's key, shown in each reader's language; None for a typed line."""
+    wall_ms: int
+
+
 class StorageError(RuntimeError):
     """A write the service depends on did not become durable."""
 
@@ -285,6 +304,15 @@ class MatchStore(Protocol):
 
     async def rating_changes(self, player_id: str, limit: int) -> list[RatingChange]:
         """The player's latest ``limit`` rating changes, oldest first."""
+        ...
+
+    async def add_chat_line(self, line: ChatRecord) -> None:
+        """Store a chat line, or raise :class:`StorageError` (one with its number already
+        stored included) and store nothing."""
+        ...
+
+    async def chat_lines(self, match_id: str) -> list[ChatRecord]:
+        """The match's chat lines in order of their number."""
         ...
 
     async def import_match(

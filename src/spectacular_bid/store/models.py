@@ -12,6 +12,7 @@ these models and the migrations agree.
 - ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
 - ``match_event``: the append-only log, one row per version of a match.
 - ``rating_change``: each player's rating before and after each rated match (issue 11 item 2).
+- ``chat_line``: what was said at a match's table, in either channel (issue 12 item 1).
 """
 
 from __future__ import annotations
@@ -213,3 +214,22 @@ class RatingChange(Base):
     after_value: Mapped[float]
     after_deviation: Mapped[float]
     after_volatility: Mapped[float]
+
+
+class ChatLine(Base):
+    """One chat line of a match, numbered within it; never part of its versions."""
+
+    __tablename__ = "chat_line"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("match.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(primary_key=True)
+    channel: Mapped[str] = mapped_column(String(16))
+    """``players`` or ``spectators``."""
+    player_id: Mapped[str] = mapped_column(ForeignKey("player.id"))
+    name: Mapped[str] = mapped_column(String(64))
+    """The speaker's name when they said it."""
+    seat: Mapped[str | None] = mapped_column(String(8))
+    text: Mapped[str | None] = mapped_column(String(512))
+    """At most 140 characters (``service.chat``); the column leaves room for a later limit."""
+    phrase: Mapped[str | None] = mapped_column(String(32))
+    said_at: Mapped[datetime]

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
 from spectacular_bid.service.ports import (
     JSON,
+    ChatRecord,
     EventRecord,
     MatchRecord,
     MatchStatus,
@@ -32,9 +33,11 @@ from spectacular_bid.service.ports import (
     StorageError,
 )
 from spectacular_bid.store import accounts
+from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
 from spectacular_bid.store.models import (
+    ChatLine,
     Match,
     MatchEvent,
     Player,
@@ -254,6 +257,15 @@ class SqlStore:
         )
         async with self._sessions() as session:
             return [event_record(row) for row in await session.scalars(query)]
+
+    async def add_chat_line(self, line: ChatRecord) -> None:
+        what = f"chat line {line.number} of {line.match_id}"
+        await self.writer.write(WriteKind.CHAT, [chat_row(line)], what)
+
+    async def chat_lines(self, match_id: str) -> list[ChatRecord]:
+        query = select(ChatLine).where(ChatLine.match_id == match_id).order_by(ChatLine.number)
+        async with self._sessions() as session:
+            return [chat_record(row) for row in await session.scalars(query)]
 
     async def match(self, match_id: str) -> MatchRecord | None:
         async with self._sessions() as session:

@@ -47,7 +47,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spectacular_bid.service.ports import StorageError
 from spectacular_bid.store.engine import for_writing
-from spectacular_bid.store.models import Match, MatchEvent, Player, Round
+from spectacular_bid.store.models import ChatLine, Match, MatchEvent, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,8 @@ class WriteKind(Enum):
     RATING = "rating"
     """The rating of an ended match's players (``store.ratings``), each a :data:`Change`,
     applied in queue order after the events, so its match and players are stored."""
+    CHAT = "chat"
+    """Chat lines (``store.chat``), inserted after the events, so their match is stored."""
     IMPORT = "import"
     """A whole ended match at once (``SqlStore.import_match``): one dict of players, match,
     rounds and event rows, inserted after every other kind."""
@@ -259,6 +261,8 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
         await _save_round(conn, row)
     if by_kind[WriteKind.EVENTS]:
         await _insert_events(conn, by_kind[WriteKind.EVENTS])
+    if by_kind[WriteKind.CHAT]:
+        await conn.execute(insert(ChatLine), by_kind[WriteKind.CHAT])
     for change in by_kind[WriteKind.RATING]:
         await change(conn)
     for record in by_kind[WriteKind.IMPORT]:

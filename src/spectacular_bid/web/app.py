@@ -36,6 +36,7 @@ from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes import (
     accounts,
+    chat,
     health,
     lobby,
     matches,
@@ -134,6 +135,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(session.router)
     app.include_router(accounts.router)
     app.include_router(matches.router)
+    app.include_router(chat.router)
     app.include_router(rematch.router)
     app.include_router(replays.router)
     app.include_router(players.router)

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-from spectacular_bid.web.messages import CLIENT_ID_MAX
+from spectacular_bid.web.message_base import CLIENT_ID_MAX
 
 
 def client_id_of(data: object) -> str | None:

@@ -3,9 +3,9 @@ client address and per guest; password checks per address and per account name (
 
 One guest per request is the cheapest thing to ask for and a row in the database each time, so a
 script from one address could fill the players table (1,000 guests in 2.4 s) and then the lobby.
-Each limit is a :class:`~spectacular_bid.web.ratelimit.TokenBucket` per key, like a socket's flood
-limit; a request over it is answered 429 ``rate_limited`` with ``Retry-After`` (the seconds until
-a token is there) and changes nothing — not even the other bucket it would have taken from.
+Each limit is a :class:`~spectacular_bid.service.ratelimit.TokenBucket` per key, like a socket's
+flood limit; a request over it is answered 429 ``rate_limited`` with ``Retry-After`` (the seconds
+until a token is there) and changes nothing — not even the other bucket it would have taken from.
 
 Memory stays bounded when the keys are many (an attack from many addresses or guests): a bucket
 idle long enough to be full again is the same as none and is dropped, and past
@@ -29,10 +29,10 @@ from starlette.requests import HTTPConnection
 
 from spectacular_bid.service.accounts import name_key
 from spectacular_bid.service.guests import DisplayNameError
+from spectacular_bid.service.ratelimit import TokenBucket
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.identity import Caller
-from spectacular_bid.web.ratelimit import TokenBucket
 from spectacular_bid.web.settings import WebSettings
 
 MAX_KEYS: Final = 10_000

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, RootModel, ValidationError
+from pydantic import Field, RootModel, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from spectacular_bid.rules.errors import NotationError
@@ -38,27 +38,14 @@ from spectacular_bid.service.commands import (
     Start,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.web.chat_messages import ClientChat, ServerChat
 from spectacular_bid.web.events import MatchEvent
-from spectacular_bid.web.notation import BoolPair, PlaceText, SeatName, TileText, WireModel
+from spectacular_bid.web.message_base import ClientMessageBase as _ClientMessage
+from spectacular_bid.web.message_base import ServerMessageBase as _ServerMessage
+from spectacular_bid.web.notation import BoolPair, PlaceText, SeatName, TileText
 from spectacular_bid.web.snapshot import MatchSnapshot
 
-CLIENT_ID_MAX = 64
-
-ClientId = Annotated[
-    str,
-    Field(
-        max_length=CLIENT_ID_MAX,
-        description="The client's correlation id, echoed in the ack or error of this message.",
-    ),
-]
-
 # -- client → server ----------------------------------------------------------------------------
-
-
-class _ClientMessage(WireModel):
-    model_config = ConfigDict(extra="forbid", strict=True, use_attribute_docstrings=True)
-
-    id: ClientId | None = None
 
 
 class _ClientCommand(_ClientMessage):
@@ -170,10 +157,10 @@ ClientCommand = (
 )
 
 
-class ClientMessage(RootModel[ClientCommand | ClientPing]):
+class ClientMessage(RootModel[ClientCommand | ClientPing | ClientChat]):
     """Any message a client sends, told apart by ``type``."""
 
-    root: Annotated[ClientCommand | ClientPing, Field(discriminator="type")]
+    root: Annotated[ClientCommand | ClientPing | ClientChat, Field(discriminator="type")]
 
 
 CLIENT_MESSAGES: Mapping[str, type[_ClientMessage]] = {
@@ -186,10 +173,11 @@ CLIENT_MESSAGES: Mapping[str, type[_ClientMessage]] = {
     "start": ClientStart,
     "reveal": ClientReveal,
     "ping": ClientPing,
+    "chat": ClientChat,
 }
 
 
-def parse_client_message(data: object) -> ClientCommand | ClientPing:
+def parse_client_message(data: object) -> ClientCommand | ClientPing | ClientChat:
     """Validate a decoded frame; raise :class:`Rejection` (``unknown_type``, ``bad_message``)."""
     if not isinstance(data, dict):
         raise Rejection(
@@ -209,7 +197,7 @@ def parse_client_message(data: object) -> ClientCommand | ClientPing:
         message = model.model_validate(data)
     except ValidationError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, f"invalid {kind}: {_summary(exc)}") from None
-    assert isinstance(message, ClientCommand | ClientPing)
+    assert isinstance(message, ClientCommand | ClientPing | ClientChat)
     return message
 
 
@@ -231,11 +219,6 @@ def _summary(exc: ValidationError) -> str:
 
 
 # -- server → client ----------------------------------------------------------------------------
-
-
-class _ServerMessage(WireModel):
-    version: int
-    """The match version when the message was built; every server message carries it."""
 
 
 class ServerState(_ServerMessage):
@@ -310,6 +293,7 @@ ServerKind = (
     | ServerError
     | ServerPong
     | ServerRematch
+    | ServerChat
 )
 
 

@@ -25,6 +25,7 @@ from typing import Final
 from spectacular_bid.rules.seats import BySeat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience, audience_of
+from spectacular_bid.service.chat import ChatLine, shown_channels
 from spectacular_bid.service.history import History
 from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import Player
@@ -32,6 +33,7 @@ from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.service.timesource import MsSource
+from spectacular_bid.web.chat_messages import chat_text
 from spectacular_bid.web.frames import (
     Presence,
     SnapshotCache,
@@ -71,6 +73,10 @@ class Subscriber:
         self.limit = limit
         self.queue: Mailbox[str | None] = Mailbox()
         self.dropped = False
+
+    @property
+    def player_id(self) -> str | None:
+        return self.player.id if self.player is not None else None
 
     def offer(self, message: str) -> None:
         if self.dropped:
@@ -187,6 +193,14 @@ class Room:
             seated = any(p is not None and p.id == player_id for p in self.actor.state.seats)
             if delta < 0 and seated and self._rooms.on_player_left is not None and self.is_open:
                 self._rooms.on_player_left(self, player_id)
+
+    def chat(self, line: ChatLine) -> None:
+        """A line just said, to every socket shown its channel (issue 12 item 1)."""
+        state = self.actor.state
+        message = chat_text(state.version, (line,))
+        for sub in self.subscribers:
+            if line.channel in shown_channels(state, sub.player_id, sub.audience):
+                sub.offer(message)
 
     def notice(self, message: str) -> None:
         """A message for every socket of the match that is not a version of it (a rematch)."""

@@ -31,11 +31,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience
+from spectacular_bid.service.chat import shown_channels
 from spectacular_bid.service.matches import MatchService
-from spectacular_bid.service.ports import Player
+from spectacular_bid.service.ports import Player, StorageError
+from spectacular_bid.service.ratelimit import TokenBucket
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.appstate import rooms_of, service_of, settings_of
+from spectacular_bid.web.chat_messages import ClientChat, chat_text
 from spectacular_bid.web.frame_decode import (
     FrameRefusal,
     client_id_in,
@@ -52,7 +55,6 @@ from spectacular_bid.web.messages import (
     pong_text,
 )
 from spectacular_bid.web.origin import is_allowed_origin
-from spectacular_bid.web.ratelimit import TokenBucket
 from spectacular_bid.web.room import Room, Rooms, Subscriber, audience_for
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
@@ -154,6 +156,7 @@ async def _serve(
             await websocket.close(CLOSE_POLICY, rejection.code.value)
         return
     try:
+        await _send_chat_history(service, room.actor, subscriber)
         await MatchSocket(websocket, service, settings, room, subscriber, player).run()
     finally:
         room.unsubscribe(subscriber)
@@ -165,6 +168,23 @@ async def _send_ended(websocket: WebSocket, message: str) -> None:
     with contextlib.suppress(WebSocketDisconnect, OSError):
         await websocket.send_text(message)
         await websocket.close(CLOSE_NORMAL, "the match has ended")
+
+
+async def _send_chat_history(
+    service: MatchService, actor: MatchActor, subscriber: Subscriber
+) -> None:
+    """The lines so far in the channels the socket is shown, after its state; a line said
+    meanwhile may come twice, and the page keeps each number once."""
+    if service.chat.said(actor.id) == 0:
+        return  # most matches: no read at all
+    shown = shown_channels(actor.state, subscriber.player_id, subscriber.audience)
+    try:
+        lines = await service.chat.lines(actor.id, shown)
+    except StorageError as exc:
+        log.warning("match %s: its chat could not be read: %s", actor.id, exc)
+        return
+    if lines:
+        subscriber.offer(chat_text(actor.version, lines))
 
 
 def _connect_params(query: QueryParams) -> tuple[int | None, Audience | None]:
@@ -205,7 +225,11 @@ class MatchSocket:
         self.service = service
         self.settings = settings
         self.actor = room.actor
+        self.room = room
         self.subscriber = subscriber
+        self.speaker = player
+        """Who this socket chats as (a seated player, or a spectator with a name)."""
+        self.chatting: set[asyncio.Task[None]] = set()
         self.player = None if subscriber.audience is Audience.SPECTATOR else player
         """Who this socket acts for: a socket that watches as a spectator acts for no one."""
         self.bucket = TokenBucket(settings.rate_limit_per_s, settings.rate_burst, service.now_ms())
@@ -328,6 +352,9 @@ class MatchSocket:
                 now = self.service.now_ms()
                 self.subscriber.offer(pong_text(self.actor.version, client_id, now))
                 return None
+            if isinstance(message, ClientChat):
+                self._chat(message, client_id)
+                return None
             player_id = self.player.id if self.player is not None else None
             version = await self.actor.submit(
                 player_id, command_of(message), message.version, received_ms, message.acting_seat()
@@ -337,6 +364,24 @@ class MatchSocket:
         else:
             self.subscriber.offer(ack_text(version, client_id))
         return None
+
+    def _chat(self, message: ClientChat, client_id: str | None) -> None:
+        """Said beside this socket's commands, not before its next one: a line waits for its
+        store, a command sent after it does not wait for the line (issue 12 item 1)."""
+        task = asyncio.create_task(self._say(message, client_id))
+        self.chatting.add(task)
+        task.add_done_callback(self.chatting.discard)
+
+    async def _say(self, message: ClientChat, client_id: str | None) -> None:
+        try:
+            line = await self.service.say(
+                self.actor.id, self.speaker, message.text, message.phrase_value()
+            )
+        except Rejection as rejection:
+            self.subscriber.offer(error_text(self.actor.version, rejection, client_id))
+            return
+        self.subscriber.offer(ack_text(self.actor.version, client_id))
+        self.room.chat(line)
 
     def _refuse(self, code: ErrorCode, message: str, client_id: str | None = None) -> None:
         self.subscriber.offer(error_text(self.actor.version, Rejection(code, message), client_id))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spectacular_bid.web.ratelimit import TokenBucket
+from spectacular_bid.service.ratelimit import TokenBucket
 
 
 def test_a_burst_then_the_rate() -> None:
