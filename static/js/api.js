@@ -119,6 +119,7 @@ export const changePassword = (current, password) =>
 export const createMatch = (mode, control = {}) => call("POST", "/api/matches", { mode, ...control });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
+export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);
 export const readLobby = () => call("GET", "/api/lobby");
 export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
 export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);

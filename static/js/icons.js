@@ -19,6 +19,8 @@ const PATHS = {
   forward: ["M9 6l6 6-6 6"],
   play: ["M8 5.5l11 6.5-11 6.5z"],
   pause: ["M8 5v14", "M16 5v14"],
+  mute: ["M3 10.5v3a1 1 0 0 0 1 1h2.5L12 19V5L6.5 9.5H4a1 1 0 0 0-1 1z", "M16 9l5 6", "M21 9l-5 6"],
+  chat: ["M4 5h16v11H9l-5 4z"],
 };
 
 export function icon(name, className = "icon") {

@@ -88,6 +88,7 @@ export function buildMatchDom() {
       h("div", { id: "hand", class: "hand", role: "group", "aria-labelledby": "hand-title" }),
       h("p", { class: "hand-hint" }),
     ),
+    h("section", { id: "chat", class: "card chat-card", "aria-labelledby": "chat-title" }),
     h("details", { class: "move-log" },
       h("summary", {}),
       h("ol", { id: "move-log-list" })),

@@ -5,7 +5,8 @@
 
 import { h, fill, other, setAttr, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, joinMatch, readMatch, readRematch, whoAmI } from "./api.js";
+import { ApiError, createGuest, joinMatch, readChat, readMatch, readRematch, whoAmI } from "./api.js";
+import { ChatPanel } from "./chat.js";
 import { RematchBox } from "./rematch.js";
 import { Confirmation } from "./confirm.js";
 import { navigate } from "./router.js";
@@ -78,6 +79,10 @@ class MatchView {
     fill(this.main, this.dom);
     this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
     this.confirmation = new Confirmation(this.dom.querySelector("#confirm-box"));
+    this.chat = new ChatPanel(this.dom.querySelector("#chat"), {
+      send: (line) => (this.socket && this.socket.isOpen() ? this.socket.send(line) : null),
+      me: () => this.me,
+    });
     this.cleanups.push(() => this.confirmation.close());
     this.cleanups.push(() => this.rematch.destroy());
     this.wire();
@@ -108,6 +113,19 @@ class MatchView {
         if (!this.destroyed) this.rematch.update(state);
       })
       .catch(() => {}); // too long ago, or a shared device: no rematch to show
+  }
+
+  /** The chat panel; once the match has ended both channels are shown, so they are read once. */
+  renderChat(match) {
+    this.chat.render(match);
+    const ended = match.status === "finished" || match.status === "aborted";
+    if (!ended || this.chatRead) return;
+    this.chatRead = true;
+    readChat(this.id)
+      .then((history) => {
+        if (!this.destroyed) this.chat.add(history.lines || []);
+      })
+      .catch(() => {}); // the lines said live are shown already
   }
 
   destroy() {
@@ -175,12 +193,17 @@ class MatchView {
       case "rematch":
         this.rematch.update(msg);
         break;
+      case "chat":
+        this.chat.add(msg.lines || []);
+        break;
       case "ack":
+        if (this.chat.answer(msg)) break; // a chat line's: no command was waiting on it
         // A press already in effect (Start/Continue, Reveal) is acked with no new version: no
         // update follows, and nothing waits for one; the view stays the last one drawn.
         this.pending = false;
         break;
       case "error":
+        if (this.chat.answer(msg)) break;
         this.pending = false;
         // A move made against a view the match has left is refused as stale; the update that
         // moved it on is drawn already (presses are never stale).
@@ -498,6 +521,7 @@ class MatchView {
     renderAuction(dom.querySelector("#auction"), match, ctx);
     renderRoundCard(dom.querySelector("#round-card"), match, ctx);
     renderResult(dom.querySelector("#result"), match);
+    this.renderChat(match);
     this.renderRematch(match);
 
     this.renderBoardOnly();

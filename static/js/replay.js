@@ -4,7 +4,8 @@
 
 import { h, fill, mmss, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, readReplay } from "./api.js";
+import { ApiError, readChat, readReplay } from "./api.js";
+import { loadMuted, renderChatLines } from "./chat.js";
 import { renderBoard, boundsFor } from "./board.js";
 import { chipStack } from "./chips.js";
 import { clockElement, paintClock } from "./clock.js";
@@ -72,7 +73,8 @@ class ReplayViewer {
     const onKey = (event) => this.onKey(event);
     document.addEventListener("keydown", onKey);
     this.cleanups.push(() => document.removeEventListener("keydown", onKey));
-    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.render(); }));
+    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.renderChat(); this.render(); }));
+    this.loadChat();
     const observer = new ResizeObserver(() => this.renderBoard());
     observer.observe(this.root.querySelector(".board-wrap"));
     this.cleanups.push(() => observer.disconnect());
@@ -141,7 +143,10 @@ class ReplayViewer {
           this.seatBox("first")),
         h("aside", { class: "replay-side card" },
           h("h2", { class: "card-title" }, t("replay.moves")),
-          h("ol", { id: "replay-moves", class: "replay-moves" }))),
+          h("ol", { id: "replay-moves", class: "replay-moves" }),
+          h("section", { id: "replay-chat", class: "replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
+            h("h2", { class: "card-title", id: "replay-chat-title" }, t("chat.title_after")),
+            h("ol", { class: "chat-lines", id: "replay-chat-lines" })))),
     );
     const svg = this.root.querySelector(".board-wrap svg");
     svg.setAttribute("id", "board");
@@ -161,6 +166,25 @@ class ReplayViewer {
       if (i >= 0) this.go(i);
     });
     this.buildMoves();
+  }
+
+  /** What was said at the table, both channels (issue 12 item 1); a record imported from a
+   * file has none, and the section stays hidden. */
+  async loadChat() {
+    try {
+      this.chatLines = (await readChat(this.id)).lines || [];
+    } catch {
+      this.chatLines = [];
+    }
+    if (!this.destroyed) this.renderChat();
+  }
+
+  renderChat() {
+    const section = this.root.querySelector("#replay-chat");
+    const lines = this.chatLines || [];
+    section.hidden = lines.length === 0;
+    section.querySelector("#replay-chat-title").textContent = t("chat.title_after");
+    renderChatLines(section.querySelector("#replay-chat-lines"), lines, { muted: loadMuted() });
   }
 
   /** The frame's events told in the current language; the server's language-neutral label
