@@ -165,5 +165,33 @@ export function renderBoard(svg, board, options = {}) {
   svg.setAttribute("viewBox", `${x.toFixed(2)} ${y.toFixed(2)} ${w.toFixed(2)} ${hgt.toFixed(2)}`);
   svg.style.setProperty("--board-aspect", `${w} / ${hgt}`);
   svg.append(tilesLayer, markerLayer, targetLayer);
+  growTargets(svg, targets);
   return targets;
+}
+
+const MIN_TARGET_PX = 44;
+
+/** A place target is at least 44×44 CSS px however small the board is drawn (issue 12 item 2):
+ * its invisible hit area grows around it, in board units at the scale the board is shown. */
+function growTargets(svg, targets) {
+  if (!targets.length || !svg.getScreenCTM) return;
+  const ctm = svg.getScreenCTM();
+  const scale = ctm ? Math.hypot(ctm.a, ctm.b) : 0;
+  if (!(scale > 0)) return;
+  const least = MIN_TARGET_PX / scale;
+  for (const target of targets) {
+    const hit = target.querySelector(".target-hit");
+    const x = Number(hit.getAttribute("x"));
+    const y = Number(hit.getAttribute("y"));
+    const w = Number(hit.getAttribute("width"));
+    const hgt = Number(hit.getAttribute("height"));
+    if (w < least) {
+      hit.setAttribute("x", String(x - (least - w) / 2));
+      hit.setAttribute("width", String(least));
+    }
+    if (hgt < least) {
+      hit.setAttribute("y", String(y - (least - hgt) / 2));
+      hit.setAttribute("height", String(least));
+    }
+  }
 }

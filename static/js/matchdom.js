@@ -74,6 +74,8 @@ export function buildMatchDom() {
           h("span", { class: "boneyard-label" }),
           h("span", { id: "boneyard-count", class: "count" }))),
     ),
+    // One's own seat and hand, pinned to the bottom of a narrow screen (issue 12 item 2).
+    h("div", { class: "dock" },
     seatPanel("bottom"),
     h(
       "section",
@@ -87,7 +89,7 @@ export function buildMatchDom() {
             h("span", { class: "toggle-text" })))),
       h("div", { id: "hand", class: "hand", role: "group", "aria-labelledby": "hand-title" }),
       h("p", { class: "hand-hint" }),
-    ),
+    )),
     h("section", { id: "chat", class: "card chat-card", "aria-labelledby": "chat-title" }),
     h("details", { class: "move-log" },
       h("summary", {}),

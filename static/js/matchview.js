@@ -23,6 +23,7 @@ import { announce, toast } from "./announce.js";
 import { eventText, seatName } from "./narrate.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
+import { fitBoard } from "./fit.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
 const LOG_LIMIT = 120;
@@ -93,12 +94,26 @@ class MatchView {
     this.connect();
     const timer = setInterval(() => this.tick(), 200);
     this.cleanups.push(() => clearInterval(timer));
+    const wrap = this.dom.querySelector(".board-wrap");
+    let size = "";
     const observer = new ResizeObserver(() => {
       const key = JSON.stringify(this.bounds());
-      if (key !== this.boundsKey) this.renderBoardOnly();
+      const now = `${wrap.clientWidth}x${wrap.clientHeight}`;
+      if (key !== this.boundsKey || now !== size) this.renderBoardOnly(); // targets keep 44 px
+      size = now;
     });
-    observer.observe(this.dom.querySelector(".board-wrap"));
+    observer.observe(wrap);
     this.cleanups.push(() => observer.disconnect());
+    // On a phone the board takes what the table above it and the pinned dock leave it.
+    const fit = () => fitBoard(this.dom);
+    const docked = new ResizeObserver(fit);
+    docked.observe(this.dom.querySelector(".dock"));
+    docked.observe(this.dom.querySelector(".match-bar"));
+    window.addEventListener("resize", fit);
+    this.cleanups.push(() => {
+      docked.disconnect();
+      window.removeEventListener("resize", fit);
+    });
   }
 
   /** The rematch box of an ended match; its state is read once, for an offer made before this
@@ -481,7 +496,7 @@ class MatchView {
     this.renderConnection();
 
     const spectators = dom.querySelector("#spectators");
-    fill(spectators, icon("eye", "icon icon-inline"), " ", h("span", { class: "count" }, String(match.spectators || 0)), " ", t("match.spectators", { n: match.spectators || 0 }));
+    fill(spectators, icon("eye", "icon icon-inline"), " ", h("span", { class: "count" }, String(match.spectators || 0)), " ", h("span", { class: "spectators-word" }, t("match.spectators", { n: match.spectators || 0 })));
 
     const resign = dom.querySelector("[data-action=resign]");
     resign.hidden = !(match.audience !== "spectator" && match.status === "active");
@@ -522,6 +537,7 @@ class MatchView {
     renderRoundCard(dom.querySelector("#round-card"), match, ctx);
     renderResult(dom.querySelector("#result"), match);
     this.renderChat(match);
+    fitBoard(dom);
     this.renderRematch(match);
 
     this.renderBoardOnly();

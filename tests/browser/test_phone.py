@@ -1,0 +1,165 @@
+"""Issue 12 item 2 in a real browser: on a 360×740 phone a whole round is played by taps, and at
+every decision one's hand, one's clock and the buttons of the decision are on the screen without
+scrolling, and every target one can tap measures at least 44×44 CSS px."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import Tabs
+from .policy import choices
+from .ui import SCREENSHOTS, Tab, api_guest, check_offer, click_choice, press_start, wait_past
+
+pytestmark = pytest.mark.browser
+
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 360, "height": 740},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
+MIN_TARGET = 44
+SEATS = ("first", "second")
+
+TARGETS_JS = """() => {
+  const out = [];
+  const all = document.querySelectorAll(
+    'button, a[href], input, select, summary, [data-place], #hand .tile');
+  for (const el of all) {
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    if (box.width === 0 || box.height === 0 || style.visibility === 'hidden') continue;
+    if (el.closest('[hidden]') || el.closest('.sr-only')) continue;
+    if (el.tagName === 'INPUT' && el.type === 'checkbox') {
+      const label = el.closest('label');
+      if (label) {
+        const lb = label.getBoundingClientRect();
+        const text = (label.textContent || '').trim().slice(0, 30);
+        out.push({what: 'label:' + text, w: lb.width, h: lb.height});
+        continue;
+      }
+    }
+    const name = (el.getAttribute('data-action') || el.getAttribute('data-place')
+      || el.getAttribute('data-tile') || el.getAttribute('aria-label')
+      || el.textContent || el.tagName).trim().slice(0, 40);
+    out.push({what: el.tagName.toLowerCase() + ':' + name, w: box.width, h: box.height});
+  }
+  return out;
+}"""
+
+BOX_JS = """(selector) => {
+  const el = document.querySelector(selector);
+  if (!el) return null;
+  const b = el.getBoundingClientRect();
+  return {top: b.top, bottom: b.bottom, left: b.left, right: b.right};
+}"""
+
+
+def screen_shot(tab: Tab, name: str) -> None:
+    """What the phone's screen shows (not the whole page: the dock is pinned to the screen)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab.page.evaluate("() => window.scrollTo(0, 0)")
+    tab.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def small_targets(tab: Tab) -> list[str]:
+    found = tab.page.evaluate(TARGETS_JS)
+    return [
+        f"{t['what']} {t['w']:.0f}×{t['h']:.0f}"
+        for t in found
+        if t["w"] < MIN_TARGET - 0.5 or t["h"] < MIN_TARGET - 0.5
+    ]
+
+
+def on_screen(tab: Tab, selector: str) -> None:
+    """``selector`` lies wholly inside the viewport with the page at its top (no scrolling)."""
+    box = tab.page.evaluate(BOX_JS, selector)
+    assert box is not None, f"{tab.name}: no {selector}"
+    height = PHONE["viewport"]["height"]
+    width = PHONE["viewport"]["width"]
+    inside = box["top"] >= 0 and box["bottom"] <= height and box["left"] >= 0
+    if not (inside and box["right"] <= width):
+        screen_shot(tab, "phone-off-screen")
+        raise AssertionError(f"{tab.name}: {selector} is off the screen: {box}")
+
+
+def check_decision(tab: Tab, match: dict[str, Any]) -> None:
+    tab.page.evaluate("() => window.scrollTo(0, 0)")
+    seat = match["viewer"]
+    on_screen(tab, f".seat-bottom [data-clock={seat}]")
+    legal = match["legal"]
+    if match["phase"] == "auction":
+        for action in ("decline", "accept"):
+            if legal[f"can_{action}"]:
+                on_screen(tab, f"#auction [data-action={action}]")
+        if legal["bids"]:
+            on_screen(tab, "#auction .bid-quick")
+    else:
+        on_screen(tab, "#hand")
+        if legal["can_draw"]:
+            on_screen(tab, "[data-action=draw]")
+    small = small_targets(tab)
+    assert not small, f"{tab.name}: targets under 44×44: {small}"
+
+
+def test_a_round_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
+    ann, bob = tabs.open("ann", **PHONE), tabs.open("bob", **PHONE)
+    api_guest(ann, "Ann")
+    api_guest(bob, "Bob")
+    match_id = ann.api_post("/api/matches", {"mode": "invite"})["id"]
+    bob.api_post(f"/api/matches/{match_id}/join")
+    players = {"first": ann, "second": bob}
+    for tab in players.values():
+        tab.page.goto(f"{tab.base_url}/m/{match_id}")
+        expect(tab.page.locator("#match")).to_be_attached()
+    rng = random.Random(12)
+    decisions = 0
+    while True:
+        views = {seat: tab.snapshot(match_id) for seat, tab in players.items()}
+        version = views["first"]["version"]
+        match = views["first"]["match"]
+        for tab in players.values():
+            tab.wait_version(version)
+        if match["status"] != "active" or (match["last_round"] and decisions):
+            break
+        if match["phase"] == "awaiting_deal":
+            seat = next(s for s in SEATS if not match["ready"][s])
+            tab = players[seat]
+            tab.page.evaluate("() => window.scrollTo(0, 0)")
+            on_screen(tab, "[data-action=start]")
+            small = small_targets(tab)
+            assert not small, f"{tab.name}: targets under 44×44: {small}"
+            press_start(tab)
+            wait_past(tab, version)
+            continue
+        seat = match["to_act"]
+        tab = players[seat]
+        own = views[seat]["match"]
+        check_offer(tab, own)
+        check_decision(tab, own)
+        if decisions == 0:
+            screen_shot(tab, "phone-auction")
+        choice = rng.choice(choices(own["legal"]))
+        if choice[0] == "play" and choice[2]:
+            tab.page.locator(f'#hand .tile[data-tile="{choice[1]}"]').click()
+            places = next(p["places"] for p in own["legal"]["plays"] if p["tile"] == choice[1])
+            if len(places) > 1:
+                tab.page.evaluate("() => window.scrollTo(0, 0)")
+                for place in places:
+                    on_screen(tab, f'[data-place="{place}"]')
+                small = small_targets(tab)
+                assert not small, f"{tab.name}: place targets under 44×44: {small}"
+                screen_shot(tab, "phone-places")
+                tab.page.locator(f'[data-place="{choice[2]}"]').first.click()
+            wait_past(tab, version)
+        else:
+            click_choice(tab, own, choice)
+            wait_past(tab, version)
+        decisions += 1
+        if own["phase"] == "playing" and decisions > 6:
+            screen_shot(tab, "phone-playing")
+    assert decisions >= 4
