@@ -55,7 +55,7 @@ class Before:
     async def of(cls, table: Table) -> Before:
         actor = table.actor
         stored = len(await table.store.events(actor.id))
-        return cls(actor.state, stored, len(actor.log))
+        return cls(actor.state, stored, len(table.room.moves))
 
     async def unchanged(self, table: Table) -> None:
         assert await Before.of(table) == self

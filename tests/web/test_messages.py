@@ -262,7 +262,7 @@ async def test_a_version_everyone_sees_alike_keeps_one_text() -> None:
         await service.join(actor.id, bob)
         await play_out(actor, [ann, bob], service, 4)
         shared = private = 0
-        for entry in actor.log:
+        for entry in actor.take_log():
             first, second, spectator = version_frames(entry).texts
             if first == second == spectator:
                 assert first is second is spectator

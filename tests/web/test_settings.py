@@ -32,7 +32,7 @@ def test_a_server_guards_its_capacity_and_sockets(monkeypatch: pytest.MonkeyPatc
     settings = WebSettings()
     assert (settings.sockets_per_address, settings.sockets_per_guest) == (256, 16)
     assert (settings.handshake_timeout_s, settings.ws_ping_timeout_s) == (10.0, 20.0)
-    assert settings.room_settings() == RoomSettings(500, 64, 250, 32)
+    assert settings.room_settings() == RoomSettings(100, 64, 250, 32)
 
 
 def test_the_environment_is_read(monkeypatch: pytest.MonkeyPatch) -> None:

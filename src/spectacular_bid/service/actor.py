@@ -104,8 +104,8 @@ class MatchActor:
         """The last stored state (install after commit)."""
         self.created_wall_ms = wall_ms()
         self.ended_wall_ms: int | None = None
-        self.log: list[Entry] = []
-        """Every version of this match so far, for the move list (issue 9 §10)."""
+        self._log: list[Entry] | None = []
+        """The versions made before a listener took them (:meth:`take_log`)."""
         self._store = store
         self._decks = decks
         self._now_ms = now_ms
@@ -153,6 +153,14 @@ class MatchActor:
 
     def listen(self, listener: Listener) -> None:
         self._listeners.append(listener)
+
+    def take_log(self) -> list[Entry]:
+        """Every version so far, once: the first listener keeps the move list from then on
+        (the web layer's room, issue 9 §10), so the actor stops keeping it. A match's whole
+        log held twice, as entries here and as text there, was most of a loaded server's
+        memory (issue 10)."""
+        log, self._log = self._log, None
+        return log or []
 
     def unlisten(self, listener: Listener) -> None:
         if listener in self._listeners:
@@ -279,7 +287,8 @@ class MatchActor:
         self.state = new
         if not new.is_live:
             self.ended_wall_ms = wall
-        self.log.append(entry)
+        if self._log is not None:
+            self._log.append(entry)
         self._arm_all()
         for listener in list(self._listeners):
             try:

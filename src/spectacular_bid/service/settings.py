@@ -38,7 +38,7 @@ class ServiceSettings:
     """D5: a stall of the event loop longer than this while a clock runs is a timing failure."""
     lag_tick_ms: int = 100
     """How often the loop-lag monitor wakes up."""
-    resend_limit: int = 500
+    resend_limit: int = 100
     """A client that reconnects further behind than this many versions gets a full state."""
     subscriber_queue: int = 64
     """Messages waiting for one socket; a socket that falls this far behind is dropped (it

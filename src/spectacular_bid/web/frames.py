@@ -33,7 +33,7 @@ from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.web.view_json import to_json
 
 _VIEWERS: Final[tuple[Seat | None, ...]] = (Seat.FIRST, Seat.SECOND, None)
-_AUDIENCE_TEXT: Final = {
+AUDIENCE_TEXT: Final = {
     Audience.FIRST: 0,
     Audience.SECOND: 1,
     Audience.SPECTATOR: 2,
@@ -99,13 +99,13 @@ def version_frames(entry: Entry) -> VersionFrames:
 
 
 def events_text(frames: Iterable[VersionFrames], audience: Audience) -> str:
-    index = _AUDIENCE_TEXT[audience]
+    index = AUDIENCE_TEXT[audience]
     return ",".join(text for f in frames if (text := f.texts[index]))
 
 
 def log_text(log: Iterable[Entry], audience: Audience) -> str:
     """Every event of the match so far as ``audience`` sees it (the move list)."""
-    viewer = _VIEWERS[_AUDIENCE_TEXT[audience]]
+    viewer = _VIEWERS[AUDIENCE_TEXT[audience]]
     return ",".join(
         text for entry in log if (text := _events_text(entry.version, entry.events, viewer))
     )

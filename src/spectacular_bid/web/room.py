@@ -45,6 +45,7 @@ from spectacular_bid.web.frames import (
     update_message,
     version_frames,
 )
+from spectacular_bid.web.move_log import MoveLog
 
 CROWD_PRESENCE_MS: Final = 5_000
 """How long a change in a crowd's number alone waits before it is sent."""
@@ -98,7 +99,7 @@ class Subscriber:
 class RoomSettings:
     """How a room treats its sockets (``WebSettings``: resend window, queue, presence)."""
 
-    resend_limit: int = 500
+    resend_limit: int = 100
     queue_limit: int = 64
     presence_delay_ms: int = 0
     """0 sends each presence change at once (tests that count messages rely on it)."""
@@ -110,12 +111,13 @@ class Room:
         self.actor = actor
         self.subscribers: dict[Subscriber, None] = {}
         """Insertion-ordered, so every socket is offered each version in the order it came."""
-        resend_limit = settings.resend_limit
-        kept = actor.log[-resend_limit:] if resend_limit else []
+        kept = actor.take_log()  # a room made late still has the versions before it
         start = kept[0].version - 1 if kept else actor.version
-        self.history: History[VersionFrames] = History(resend_limit, start)
-        for entry in kept:  # a room made late still resends what the match's window holds
-            self.history.add(entry.version, version_frames(entry))
+        self.history: History[VersionFrames] = History(settings.resend_limit, start)
+        self.moves = MoveLog()
+        """Every version so far, for a ``state``'s move list; the room keeps it from now on."""
+        for entry in kept:
+            self._keep(entry)
         self.snapshots = SnapshotCache(actor.id)
         self._rooms = rooms
         self._settings = settings
@@ -129,9 +131,14 @@ class Room:
 
     # -- the actor's side -----------------------------------------------------------------
 
-    def published(self, entry: Entry, state: MatchState) -> None:
+    def _keep(self, entry: Entry) -> VersionFrames:
         frames = version_frames(entry)
         self.history.add(entry.version, frames)
+        self.moves.add(frames)
+        return frames
+
+    def published(self, entry: Entry, state: MatchState) -> None:
+        frames = self._keep(entry)
         built: dict[Audience, str] = {}
         for sub in self.subscribers:
             message = built.get(sub.audience)
@@ -220,8 +227,7 @@ class Room:
 
     def state_text(self, audience: Audience) -> str:
         state = self.actor.state
-        log = log_text(self.actor.log, audience)
-        return state_message(state.version, self.snapshot_text(audience), log)
+        return state_message(state.version, self.snapshot_text(audience), self.moves.text(audience))
 
     def _update(self, state: MatchState, audience: Audience, frames: list[VersionFrames]) -> str:
         return update_message(
