@@ -31,8 +31,11 @@ export function boundsFor(widthPx) {
 }
 
 function scoringMarkers(board, ports) {
-  // Pair each scoring end [tile, value] with one open place of that tile; the others are hollow.
+  // Pair each scoring end [tile, value] with one open place of that tile; the others are hollow,
+  // but for a double already counted whole (the opening double's both line ends are one end,
+  // counted once: issue 12 item 6), which shows its count once and nothing at its other end.
   const left = (board.scoring_ends || []).map(([tile, value]) => ({ tile, value }));
+  const counted = new Set();
   const markers = [];
   for (const name of board.open_places || []) {
     const port = ports.get(name);
@@ -41,9 +44,22 @@ function scoringMarkers(board, ports) {
     const v = placeValue(name);
     const i = left.findIndex((e) => e.tile === tile && (e.value === v || e.value === 2 * v));
     const scoring = i >= 0 ? left.splice(i, 1)[0] : null;
-    markers.push({ name, port, value: scoring ? scoring.value : null });
+    if (scoring && parseTile(tile).isDouble && scoring.value === 2 * v) counted.add(tile);
+    markers.push({ name, tile, port, value: scoring ? scoring.value : null });
   }
-  return markers;
+  const line = (m) => ["lineA", "lineB"].includes(parsePlace(m.name).side);
+  return markers.filter((m) => m.value !== null || !(counted.has(m.tile) && line(m)));
+}
+
+const STEP = { N: [0, -1], S: [0, 1], E: [1, 0], W: [-1, 0] };
+
+/** Just past the far end of a target's rect, along the way the tile would lie. */
+function beyond(spot) {
+  const [dx, dy] = STEP[spot.d] || [0, -1];
+  const r = spot.rect;
+  const cx = (r.x0 + r.x1) / 2;
+  const cy = (r.y0 + r.y1) / 2;
+  return { x: cx + dx * ((r.x1 - r.x0) / 2 + 0.34), y: cy + dy * ((r.y1 - r.y0) / 2 + 0.34) };
 }
 
 function extend(box, r) {
@@ -92,10 +108,22 @@ export function renderBoard(svg, board, options = {}) {
     tilesLayer.append(g);
   }
 
+  // Where a selected tile would lie at each allowed place, so that a badge goes beyond it.
+  const spots = new Map();
+  if (selected && places.length) {
+    const isDouble = parseTile(selected).isDouble;
+    for (const name of places) {
+      const port = ports.get(name);
+      if (port) spots.set(name, place(port, isDouble, rects));
+    }
+  }
+
   const markerLayer = s("g", { class: "board-markers", "aria-hidden": "true" });
   if (board) {
     for (const m of scoringMarkers(board, ports)) {
-      const pt = markerPoint(m.port);
+      const spot = spots.get(m.name);
+      // A place's count never hides under the target on it (issue 12 item 6): past its far end.
+      const pt = spot ? beyond(spot) : markerPoint(m.port);
       extend(box, { x0: pt.x - 0.35, y0: pt.y - 0.35, x1: pt.x + 0.35, y1: pt.y + 0.35 });
       if (m.value === null) {
         markerLayer.append(s("circle", { class: "open-dot", cx: pt.x, cy: pt.y, r: 0.16 }));
@@ -112,11 +140,9 @@ export function renderBoard(svg, board, options = {}) {
   const targetLayer = s("g", { class: "board-targets" });
   const targets = [];
   if (selected && places.length) {
-    const isDouble = parseTile(selected).isDouble;
     for (const name of places) {
-      const port = ports.get(name);
-      if (!port) continue;
-      const spot = place(port, isDouble, rects);
+      const spot = spots.get(name);
+      if (!spot) continue;
       extend(box, spot.rect);
       const r = spot.rect;
       const label = t("board.target_label", { tile: tileLabel(selected), place: placeText(name) });

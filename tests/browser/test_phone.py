@@ -59,6 +59,16 @@ BOX_JS = """(selector) => {
 }"""
 
 
+COVERED_JS = """() => {
+  const boxes = (sel) => [...document.querySelectorAll(sel)]
+    .map((el) => el.getBoundingClientRect());
+  const cross = (a, b) => a.left < b.right && b.left < a.right
+    && a.top < b.bottom && b.top < a.bottom;
+  const badges = boxes('#board .score-badge');
+  return boxes('#board .target-box').filter((t) => badges.some((b) => cross(t, b))).length;
+}"""
+
+
 def screen_shot(tab: Tab, name: str) -> None:
     """What the phone's screen shows (not the whole page: the dock is pinned to the screen)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -141,6 +151,16 @@ def test_a_round_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
         own = views[seat]["match"]
         check_offer(tab, own)
         check_decision(tab, own)
+        tiles = (own["board"] or {}).get("tiles") or []
+        if len(tiles) == 1 and tiles[0][0] == tiles[0][2]:
+            # An opening double is one end: its count shows once (issue 12 item 6).
+            badges = tab.page.locator("#board .score-badge")
+            expect(badges).to_have_count(1)
+            assert badges.text_content() == str(2 * int(tiles[0][0]))
+            ends = [p for p in own["board"]["open_places"] if p.endswith(("lineA", "lineB"))]
+            assert len(ends) == 2
+            branches = len(own["board"]["open_places"]) - len(ends)
+            expect(tab.page.locator("#board .open-dot")).to_have_count(branches)
         if decisions == 0:
             screen_shot(tab, "phone-auction")
         choice = rng.choice(choices(own["legal"]))
@@ -153,6 +173,8 @@ def test_a_round_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
                     on_screen(tab, f'[data-place="{place}"]')
                 small = small_targets(tab)
                 assert not small, f"{tab.name}: place targets under 44×44: {small}"
+                # No count covers a place target (issue 12 item 6).
+                assert tab.page.evaluate(COVERED_JS) == 0, f"{tab.name}: a badge covers a target"
                 screen_shot(tab, "phone-places")
                 tab.page.locator(f'[data-place="{choice[2]}"]').first.click()
             wait_past(tab, version)
