@@ -21,6 +21,7 @@ const PATHS = {
   pause: ["M8 5v14", "M16 5v14"],
   mute: ["M3 10.5v3a1 1 0 0 0 1 1h2.5L12 19V5L6.5 9.5H4a1 1 0 0 0-1 1z", "M16 9l5 6", "M21 9l-5 6"],
   chat: ["M4 5h16v11H9l-5 4z"],
+  bell: ["M6 16V11a6 6 0 0 1 12 0v5l2 2H4z", "M10 20a2 2 0 0 0 4 0"],
 };
 
 export function icon(name, className = "icon") {

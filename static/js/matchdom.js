@@ -43,6 +43,8 @@ export function buildMatchDom() {
           h("span", { class: "conn-icon", "aria-hidden": "true" }),
           h("span", { class: "conn-text" })),
         h("span", { id: "spectators", class: "spectators" }),
+        h("button", { type: "button", class: "btn btn-ghost btn-small btn-icon", "data-action": "sound", "aria-pressed": "false" }),
+        h("button", { type: "button", class: "btn btn-ghost btn-small btn-icon", "data-action": "notify", "aria-pressed": "false" }),
         h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "resign", hidden: true }),
       ),
     ),

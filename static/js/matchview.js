@@ -24,6 +24,7 @@ import { eventText, seatName } from "./narrate.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 import { fitBoard } from "./fit.js";
+import { Cues } from "./sound.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
 const LOG_LIMIT = 120;
@@ -54,6 +55,8 @@ class MatchView {
     this.log = []; // the move log: the last LOG_LIMIT narrated events, oldest first
     this.logRevision = 0; // bumped whenever this.log changes, so the list is redrawn
     this.boundsKey = "";
+    this.cues = new Cues();
+    this.lowCued = null; // the decision whose low-time cue has sounded
     try {
       this.autoDraw = localStorage.getItem(AUTO_DRAW_KEY) === "1";
     } catch {
@@ -235,6 +238,15 @@ class MatchView {
   wire() {
     const dom = this.dom;
     dom.querySelector("[data-action=resign]").addEventListener("click", () => this.resign());
+    dom.querySelector("[data-action=sound]").addEventListener("click", () => {
+      this.cues.setSound(!this.cues.soundOn);
+      this.renderCues();
+    });
+    dom.querySelector("[data-action=notify]").addEventListener("click", async () => {
+      const on = await this.cues.setNotify(!this.cues.notifyOn);
+      if (!on && typeof Notification !== "undefined" && Notification.permission === "denied") toast(t("cues.notify_denied"), "error");
+      this.renderCues();
+    });
     dom.querySelector("[data-action=draw]").addEventListener("click", () => this.draw());
     dom.querySelector("[data-action=reveal]").addEventListener("click", () => this.send({ type: "reveal" }));
     const auto = dom.querySelector("#auto-draw");
@@ -397,9 +409,46 @@ class MatchView {
     }
     const focusInside = this.focusWasInPlay();
     this.renderAll();
-    if (kind === "update") this.afterEvents(match, events);
+    if (kind === "update") {
+      this.afterEvents(match, events);
+      this.cue(match, events, previous);
+    }
     if (focusInside) this.restoreFocus();
     this.maybeAutoDraw();
+  }
+
+  /** Sounds for the others' placements and scores and for one's turn; a notification of the
+   * turn when the tab is hidden (issue 12 item 5). Each is off until the player turns it on. */
+  cue(match, events, previous) {
+    const seated = match.audience === "first" || match.audience === "second";
+    for (const event of events) {
+      const mine = seated && event.seat === match.viewer;
+      if (event.type === "played" && !mine) this.cues.play("place");
+      if (event.type === "transferred") this.cues.play("score");
+    }
+    const turnNow = !!match.legal && (!previous || !previous.legal || previous.decision !== match.decision);
+    if (turnNow && match.status === "active" && match.audience !== "device") {
+      this.cues.play("turn");
+      const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
+      this.cues.notify(t("match.your_turn_title"), names);
+    }
+    this.dom.dataset.cues = this.cues.played.slice(-20).join(",");
+  }
+
+  renderCues() {
+    const sound = this.dom.querySelector("[data-action=sound]");
+    const on = this.cues.soundOn;
+    setAttr(sound, "aria-pressed", on ? "true" : "false");
+    setAttr(sound, "aria-label", on ? t("cues.sound_on") : t("cues.sound_off"));
+    setAttr(sound, "title", on ? t("cues.sound_on") : t("cues.sound_off"));
+    fill(sound, icon(on ? "megaphone" : "mute"));
+    const notify = this.dom.querySelector("[data-action=notify]");
+    const allowed = this.cues.notifyOn;
+    setAttr(notify, "aria-pressed", allowed ? "true" : "false");
+    setAttr(notify, "aria-label", allowed ? t("cues.notify_on") : t("cues.notify_off"));
+    setAttr(notify, "title", allowed ? t("cues.notify_on") : t("cues.notify_off"));
+    fill(notify, icon("bell"));
+    notify.hidden = typeof Notification === "undefined";
   }
 
   /** A state's log (every event so far) becomes the move log, read as the updates would have
@@ -537,6 +586,7 @@ class MatchView {
     renderRoundCard(dom.querySelector("#round-card"), match, ctx);
     renderResult(dom.querySelector("#result"), match);
     this.renderChat(match);
+    this.renderCues();
     fitBoard(dom);
     this.renderRematch(match);
 
@@ -749,6 +799,13 @@ class MatchView {
       paintClock(el, match, elapsed, seat, { fullDelayMs: this.store.fullDelayMs || 10000, name: seatName(match, seat) });
     }
     paintCountdowns(this.dom, match, serverNow(match, elapsed));
+    // Low time: one cue per decision once one's own bank is in its last 10 s (issue 12 item 4).
+    const own = match.viewer && match.legal ? this.dom.querySelector(`[data-clock="${match.viewer}"]`) : null;
+    if (own && own.dataset.low === "true" && this.lowCued !== match.decision) {
+      this.lowCued = match.decision;
+      this.cues.play("low");
+      this.dom.dataset.cues = this.cues.played.slice(-20).join(",");
+    }
   }
 }
 

@@ -1,0 +1,105 @@
+// Optional cues (issue 12 items 4 and 5): short tones for a placement, a score, one's turn and
+// low time, off until the player turns them on; and, when the tab is hidden and the player
+// allowed it, a browser notification that it is their turn. Both choices are kept in this
+// browser. Tones are made with Web Audio, so no sound file is fetched.
+
+const SOUND_KEY = "specbid.sound";
+const NOTIFY_KEY = "specbid.notify";
+
+const TONES = {
+  place: [[520, 0.07]],
+  score: [[660, 0.08], [880, 0.12]],
+  turn: [[440, 0.09], [660, 0.09]],
+  low: [[880, 0.1], [0, 0.06], [880, 0.1]],
+};
+
+function stored(key) {
+  try {
+    return localStorage.getItem(key) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function store(key, on) {
+  try {
+    localStorage.setItem(key, on ? "1" : "0");
+  } catch {
+    /* private mode: the choice lasts for this page */
+  }
+}
+
+export class Cues {
+  constructor() {
+    this.soundOn = stored(SOUND_KEY);
+    this.notifyOn = stored(NOTIFY_KEY) && typeof Notification !== "undefined" && Notification.permission === "granted";
+    this.audio = null;
+    this.played = []; // what was sounded, for the page's own record (tests read data-cues)
+  }
+
+  setSound(on) {
+    this.soundOn = on;
+    store(SOUND_KEY, on);
+    if (on) this.context(); // made inside the click, as browsers ask
+  }
+
+  /** Ask the browser once; true when notifications may be shown. */
+  async setNotify(on) {
+    if (!on || typeof Notification === "undefined") {
+      this.notifyOn = false;
+      store(NOTIFY_KEY, false);
+      return false;
+    }
+    const permission = Notification.permission === "default" ? await Notification.requestPermission() : Notification.permission;
+    this.notifyOn = permission === "granted";
+    store(NOTIFY_KEY, this.notifyOn);
+    return this.notifyOn;
+  }
+
+  context() {
+    if (!this.audio && typeof AudioContext !== "undefined") {
+      try {
+        this.audio = new AudioContext();
+      } catch {
+        this.audio = null;
+      }
+    }
+    return this.audio;
+  }
+
+  play(name) {
+    if (!this.soundOn || !TONES[name]) return;
+    this.played.push(name);
+    const ctx = this.context();
+    if (!ctx) return;
+    let at = ctx.currentTime;
+    for (const [freq, length] of TONES[name]) {
+      if (freq > 0) {
+        const osc = ctx.createOscillator();
+        const gain = ctx.createGain();
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, at);
+        gain.gain.exponentialRampToValueAtTime(0.12, at + 0.01);
+        gain.gain.exponentialRampToValueAtTime(0.0001, at + length);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(at);
+        osc.stop(at + length + 0.02);
+      }
+      at += length;
+    }
+  }
+
+  /** A notification, only while the tab is hidden and the player allowed it. */
+  notify(title, body) {
+    if (!this.notifyOn || !document.hidden || typeof Notification === "undefined") return;
+    try {
+      const note = new Notification(title, { body, tag: "specbid-turn" });
+      note.onclick = () => {
+        window.focus();
+        note.close();
+      };
+    } catch {
+      /* some browsers allow notifications only from a service worker */
+    }
+  }
+}
