@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import Tabs
-from .ui import api_guest, eventually, press_start, wait_past
+from .ui import eventually, press_start, seated, wait_past
 
 pytestmark = pytest.mark.browser
 
@@ -29,14 +29,7 @@ NOTIFICATIONS_JS = """() => {
 def test_sounds_and_a_hidden_tab_hear_of_the_turn(tabs: Tabs) -> None:
     ann, bob = tabs.open("ann"), tabs.open("bob")
     ann.context.add_init_script(script=f"({NOTIFICATIONS_JS})()")  # before any page loads
-    api_guest(ann, "Ann")
-    api_guest(bob, "Bob")
-    match_id = ann.api_post("/api/matches", {"mode": "invite"})["id"]
-    bob.api_post(f"/api/matches/{match_id}/join")
-    players = {"first": ann, "second": bob}
-    for tab in players.values():
-        tab.page.goto(f"{tab.base_url}/m/{match_id}")
-        expect(tab.page.locator("#match")).to_be_attached()
+    match_id, players = seated(ann, bob)
     sound = ann.page.locator("[data-action=sound]")
     expect(sound).to_have_attribute("aria-pressed", "false")  # off by default
     sound.click()

@@ -15,13 +15,13 @@ from .conftest import Tabs
 from .policy import choices
 from .ui import (
     Tab,
-    api_guest,
     check_offer,
     click_choice,
     enter_name,
     focus_hand_tile,
     focus_place,
     press_start,
+    seated,
     wait_past,
 )
 
@@ -95,13 +95,7 @@ def _view(tab: Tab, match_id: str) -> tuple[int, dict[str, Any]]:
 def test_a_turn_by_keyboard_alone(tabs: Tabs) -> None:
     ann = tabs.open("ann")
     bob = tabs.open("bob")
-    api_guest(ann, "Ann")
-    api_guest(bob, "Bob")
-    match_id = ann.api_post("/api/matches", {"mode": "invite"})["id"]
-    bob.api_post(f"/api/matches/{match_id}/join")
-    players = {"first": ann, "second": bob}
-    for tab in players.values():
-        tab.page.goto(f"{tab.base_url}/m/{match_id}")
+    match_id, players = seated(ann, bob)
     for tab in players.values():
         version, _ = _view(tab, match_id)
         press_start(tab)

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from .conftest import Tabs
 from .policy import choices
-from .ui import SCREENSHOTS, Tab, api_guest, check_offer, click_choice, press_start, wait_past
+from .ui import SCREENSHOTS, Tab, check_offer, click_choice, press_start, seated, wait_past
 
 pytestmark = pytest.mark.browser
 
@@ -118,14 +118,7 @@ def check_decision(tab: Tab, match: dict[str, Any]) -> None:
 
 def test_a_round_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
     ann, bob = tabs.open("ann", **PHONE), tabs.open("bob", **PHONE)
-    api_guest(ann, "Ann")
-    api_guest(bob, "Bob")
-    match_id = ann.api_post("/api/matches", {"mode": "invite"})["id"]
-    bob.api_post(f"/api/matches/{match_id}/join")
-    players = {"first": ann, "second": bob}
-    for tab in players.values():
-        tab.page.goto(f"{tab.base_url}/m/{match_id}")
-        expect(tab.page.locator("#match")).to_be_attached()
+    match_id, players = seated(ann, bob)
     rng = random.Random(12)
     decisions = 0
     while True:

@@ -478,3 +478,17 @@ def shown_match_id(tab: Tab, creator: str, mode: str) -> str:
             match_id: str = item["id"]
             return match_id
     raise AssertionError(f"{tab.name}: no {mode} match of {creator!r} in the lobby")
+
+
+def seated(ann: Tab, bob: Tab) -> tuple[str, dict[str, Tab]]:
+    """Ann's invitation taken by Bob (guests made without the lobby), both on its page; the
+    match's id and the tabs by seat."""
+    api_guest(ann, "Ann")
+    api_guest(bob, "Bob")
+    match_id: str = ann.api_post("/api/matches", {"mode": "invite"})["id"]
+    bob.api_post(f"/api/matches/{match_id}/join")
+    players = {"first": ann, "second": bob}
+    for tab in players.values():
+        tab.page.goto(f"{tab.base_url}/m/{match_id}")
+        expect(tab.page.locator("#match")).to_be_attached()
+    return match_id, players
