@@ -19,6 +19,7 @@ import { renderHand, handKeys } from "./hand.js";
 import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, paintCountdowns } from "./panels.js";
 import { paintClock, serverNow } from "./clock.js";
 import { animateTransfer } from "./chips.js";
+import { animateMoves } from "./motion.js";
 import { announce, toast } from "./announce.js";
 import { eventText, seatName } from "./narrate.js";
 import { isRulesOpen } from "./rules.js";
@@ -479,7 +480,15 @@ class MatchView {
       announced.push(text);
     }
     for (const text of announced.slice(-4)) announce(text);
+    if (live) this.animateMoves(match, events);
     this.renderLog();
+  }
+
+  /** The opponent's placements slide in and draws leave the boneyard (issue 12 item 5). */
+  animateMoves(match, events) {
+    const seated = match.audience === "first" || match.audience === "second";
+    const slides = (seat) => (match.audience === "device" ? false : !seated || seat !== match.viewer);
+    animateMoves(this.dom, events, { viewer: seated ? match.viewer : null, slides });
   }
 
   focusWasInPlay() {
