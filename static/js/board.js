@@ -10,6 +10,7 @@ import { tileShape } from "./tiles.js";
 const PAD = 0.8;
 const MIN_W = 10;
 const MIN_H = 7;
+const FIT_HALF = 1.5;
 
 export function placeText(placeName) {
   const { tile, side } = parsePlace(placeName);
@@ -71,11 +72,14 @@ function extend(box, r) {
 
 /**
  * Draw `board` into `svg`.
- * options: {bounds, selected: tile or null, places: [place], onPlace(place), emptyText}
+ * options: {bounds, selected: tile or null, places: [place], onPlace(place), emptyText,
+ *           markCounted: outline the tiles whose ends are counted (the rules' pictures),
+ *           fit: a view box only as large as the tiles, not a live table's}
  * Returns the target elements in order (to focus the first one).
  */
 export function renderBoard(svg, board, options = {}) {
-  const { bounds = boundsFor(800), selected = null, places = [], onPlace = null, emptyText = "" } = options;
+  const { bounds = boundsFor(800), selected = null, places = [], onPlace = null, emptyText = "", markCounted = false, fit = false } = options;
+  const counted = new Set(markCounted && board ? (board.scoring_ends || []).map((e) => e[0]) : []);
   clear(svg);
   const { items, ports, rects } = layoutBoard(board, bounds);
   const box = { x0: -1, y0: -1, x1: 1, y1: 1 };
@@ -92,7 +96,7 @@ export function renderBoard(svg, board, options = {}) {
     const g = s(
       "g",
       {
-        class: `board-tile${item.isSpinner ? " is-spinner" : ""}${item.tile === last ? " is-last" : ""}`,
+        class: `board-tile${item.isSpinner ? " is-spinner" : ""}${item.tile === last ? " is-last" : ""}${counted.has(item.tile) ? " is-counted" : ""}`,
         "data-tile": item.tile,
         "data-last": item.tile === last ? "true" : null,
         "data-spinner": item.isSpinner ? "true" : null,
@@ -179,11 +183,15 @@ export function renderBoard(svg, board, options = {}) {
     box.x1 = Math.max(box.x1, 4);
   }
 
-  // At least the rows' width and a few tile lengths tall, centred on the opening tile, so the
-  // tiles keep one size while the board fills up.
-  const halfW = Math.max(bounds.bx + 1, MIN_W / 2);
-  const halfH = MIN_H / 2;
-  extend(box, { x0: -halfW, y0: -halfH, x1: halfW, y1: halfH });
+  // At least the rows' width and a few tile lengths tall, so the tiles keep one size while the
+  // board fills up; centred on what is laid, not on the opening tile, so that a board grown one
+  // way does not leave half the table empty (issue 12 item 6). A picture (`fit`) is only as
+  // large as what it shows.
+  const halfW = fit ? FIT_HALF : Math.max(bounds.bx + 1, MIN_W / 2);
+  const halfH = fit ? FIT_HALF : MIN_H / 2;
+  const cx = (box.x0 + box.x1) / 2;
+  const cy = (box.y0 + box.y1) / 2;
+  extend(box, { x0: cx - halfW, y0: cy - halfH, x1: cx + halfW, y1: cy + halfH });
   const w = box.x1 - box.x0 + 2 * PAD;
   const hgt = box.y1 - box.y0 + 2 * PAD;
   const x = box.x0 - PAD;

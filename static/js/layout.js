@@ -9,6 +9,11 @@
 // 28-tile layout stays compact. The four arms of an opening spinner wind into four quadrants
 // (left arm up, branch A right, right arm down, branch B left) and never meet. Layout is greedy
 // in placement order, so a tile never moves once laid.
+//
+// The opening row is shared by its two arms (issue 12 item 6): together they may take its whole
+// width, 2·bx, so an arm that grows while the other stays short goes on instead of turning with
+// half the table empty. Each arm keeps RESERVE units for the other, and an arm's later rows keep
+// the limits it had when it turned. The board renderer centres its view on what is laid.
 
 const V = { E: [1, 0], W: [-1, 0], N: [0, -1], S: [0, 1] };
 const LEFT = { E: "N", N: "W", W: "S", S: "E" };
@@ -16,6 +21,7 @@ const RIGHT = { E: "S", S: "W", W: "N", N: "E" };
 const BACK = { E: "W", W: "E", N: "S", S: "N" };
 const ROTATION = { S: 0, E: -90, N: 180, W: 90 };
 const EPS = 0.02;
+const RESERVE = 4;
 
 export const isHorizontal = (d) => d === "E" || d === "W";
 
@@ -46,12 +52,27 @@ function overlaps(r, q) {
   return r.x0 < q.x1 - EPS && q.x0 < r.x1 - EPS && r.y0 < q.y1 - EPS && q.y0 < r.y1 - EPS;
 }
 
+/** How far a chain may run: fixed, or on the opening row, what the other arm leaves. */
+function extent(chain) {
+  const row = chain.shared;
+  if (!row) return { min: chain.min, max: chain.max };
+  if (chain.row === "W") return { min: Math.max(row.hi, row.rootHi + RESERVE) - row.width, max: chain.max };
+  return { min: chain.min, max: Math.min(row.lo, row.rootLo - RESERVE) + row.width };
+}
+
+/** A chain leaving the opening row at a corner: its limits are fixed from then on. */
+function turned(chain, row, p) {
+  const { min, max } = extent(chain);
+  return { row, p, min, max };
+}
+
 function inBounds(rect, d, chain) {
   if (isHorizontal(chain.row) !== isHorizontal(d)) return true; // a corner: not limited
-  if (d === "W") return rect.x0 >= chain.min - EPS;
-  if (d === "E") return rect.x1 <= chain.max + EPS;
-  if (d === "N") return rect.y0 >= chain.min - EPS;
-  return rect.y1 <= chain.max + EPS;
+  const { min, max } = extent(chain);
+  if (d === "W") return rect.x0 >= min - EPS;
+  if (d === "E") return rect.x1 <= max + EPS;
+  if (d === "N") return rect.y0 >= min - EPS;
+  return rect.y1 <= max + EPS;
 }
 
 /** Where a tile would lie if it joined `port` going `d`. */
@@ -72,8 +93,8 @@ function candidates(port, isDouble) {
   if (port.dir === chain.row) {
     const straight = { d: chain.row, bounded: true, next: chain };
     const over = { d: chain.row, bounded: false, next: chain };
-    const corner = { d: chain.p, next: { ...chain, row: BACK[chain.row] } };
-    const cornerBack = { d: BACK[chain.p], next: { ...chain, row: BACK[chain.row], p: BACK[chain.p] } };
+    const corner = { d: chain.p, next: turned(chain, BACK[chain.row], chain.p) };
+    const cornerBack = { d: BACK[chain.p], next: turned(chain, BACK[chain.row], BACK[chain.p]) };
     // A double takes one unit along the line: it rather goes on than stands in a corner.
     return isDouble ? [straight, over, corner, cornerBack] : [straight, corner, cornerBack, over];
   }
@@ -82,7 +103,7 @@ function candidates(port, isDouble) {
     { d: chain.row, bounded: true, next: chain },
     { d: port.dir, next: chain },
     { d: chain.row, bounded: false, next: chain },
-    { d: BACK[chain.row], next: { ...chain, row: BACK[chain.row] } },
+    { d: BACK[chain.row], next: turned(chain, BACK[chain.row], chain.p) },
   ].filter((c) => c.d !== BACK[port.dir]);
 }
 
@@ -120,13 +141,13 @@ function portsOf(tile, spot, isSpinner, exitSide, bounds) {
   return ports;
 }
 
-function rootPorts(tile, isSpinner, bounds) {
+function rootPorts(tile, isSpinner, bounds, shared) {
   const { bx, by } = bounds;
   const { isDouble } = parseTile(tile);
   if (isDouble) {
     const ports = [
-      [`${tile}:lineA`, { x: 0, y: 0, dir: "W", ra: 0.5, rx: 1, chain: { row: "W", p: "N", min: -bx, max: -1 } }],
-      [`${tile}:lineB`, { x: 0, y: 0, dir: "E", ra: 0.5, rx: 1, chain: { row: "E", p: "S", min: 1, max: bx } }],
+      [`${tile}:lineA`, { x: 0, y: 0, dir: "W", ra: 0.5, rx: 1, chain: { row: "W", p: "N", min: -bx, max: -1, shared } }],
+      [`${tile}:lineB`, { x: 0, y: 0, dir: "E", ra: 0.5, rx: 1, chain: { row: "E", p: "S", min: 1, max: bx, shared } }],
     ];
     if (isSpinner) {
       ports.push([`${tile}:branchA`, { x: 0, y: 0, dir: "N", ra: 1, rx: 0.5, chain: { row: "N", p: "E", min: -by, max: -1 } }]);
@@ -135,8 +156,8 @@ function rootPorts(tile, isSpinner, bounds) {
     return ports;
   }
   return [
-    [`${tile}:smaller`, { x: -0.5, y: 0, dir: "W", ra: 0.5, rx: 0.5, chain: { row: "W", p: "N", min: -bx, max: 0 } }],
-    [`${tile}:larger`, { x: 0.5, y: 0, dir: "E", ra: 0.5, rx: 0.5, chain: { row: "E", p: "S", min: 0, max: bx } }],
+    [`${tile}:smaller`, { x: -0.5, y: 0, dir: "W", ra: 0.5, rx: 0.5, chain: { row: "W", p: "N", min: -bx, max: 0, shared } }],
+    [`${tile}:larger`, { x: 0.5, y: 0, dir: "E", ra: 0.5, rx: 0.5, chain: { row: "E", p: "S", min: 0, max: bx, shared } }],
   ];
 }
 
@@ -159,7 +180,9 @@ export function layoutBoard(board, bounds) {
     : { tile: root, cx: 0, cy: 0, rot: -90, top: r.a, bottom: r.b, rect: rectAt(0, 0, "E", 2, 1) };
   items.push({ ...rootItem, isDouble: r.isDouble, isSpinner: spinner === root });
   rects.push(rootItem.rect);
-  for (const [key, port] of rootPorts(root, spinner === root, bounds)) ports.set(key, port);
+  const { x0, x1 } = rootItem.rect;
+  const shared = { lo: x0, hi: x1, rootLo: x0, rootHi: x1, width: 2 * bounds.bx };
+  for (const [key, port] of rootPorts(root, spinner === root, bounds, shared)) ports.set(key, port);
 
   const jointOf = new Map();
   for (const joint of board.joints || []) jointOf.set(parsePlace(joint.new).tile, joint);
@@ -180,6 +203,10 @@ export function layoutBoard(board, bounds) {
     const bottom = t.isDouble ? t.b : entrySide === "larger" ? t.a : t.b;
     items.push({ tile, cx: spot.cx, cy: spot.cy, rot: spot.rot, top, bottom, rect: spot.rect, isDouble: t.isDouble, isSpinner: spinner === tile });
     rects.push(spot.rect);
+    if (port.chain.shared) {
+      shared.lo = Math.min(shared.lo, spot.rect.x0);
+      shared.hi = Math.max(shared.hi, spot.rect.x1);
+    }
     const exitSide = entrySide === "larger" ? "smaller" : "larger";
     for (const [key, p] of portsOf(tile, spot, spinner === tile, exitSide, bounds)) ports.set(key, p);
   }
