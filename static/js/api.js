@@ -120,6 +120,7 @@ export const createMatch = (mode, control = {}) => call("POST", "/api/matches", 
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
 export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);
+export const readBoard = (moves) => call("GET", `/api/board?moves=${encodeURIComponent(moves)}`);
 export const readLobby = () => call("GET", "/api/lobby");
 export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
 export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);

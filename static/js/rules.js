@@ -1,7 +1,10 @@
 // The rules overlay, from every page: /rules/{lang}.html shown over the page. It pauses nothing
 // (R7.8): the match underneath keeps receiving updates and its clocks keep running.
 
-import { lang, onLanguageChange } from "./i18n.js";
+import { readBoard } from "./api.js";
+import { renderBoard, boundsFor } from "./board.js";
+import { clear, h, s as svgEl } from "./dom.js";
+import { lang, onLanguageChange, t } from "./i18n.js";
 
 let overlay = null;
 let body = null;
@@ -24,8 +27,46 @@ async function loadRules() {
     body.replaceChildren(...Array.from(article.childNodes).map((node) => document.importNode(node, true)));
     body.setAttribute("lang", wanted);
     loadedLang = wanted;
+    drawPositions(body);
   } catch {
     body.textContent = "";
+  }
+}
+
+const boards = new Map(); // moves → the server's board for them, fetched once per page
+
+function boardFor(moves) {
+  if (!boards.has(moves)) {
+    const request = readBoard(moves);
+    request.catch(() => boards.delete(moves)); // a failed fetch is tried again next time
+    boards.set(moves, request);
+  }
+  return boards.get(moves);
+}
+
+/** The worked positions of Appendix B (issue 12 item 8), each drawn by the board renderer from
+ * the board the engine builds for its moves: the counted ends carry their numbers, and the
+ * tiles they are on are outlined. */
+function drawPositions(root) {
+  for (const figure of root.querySelectorAll("figure.worked[data-moves]")) {
+    const svg = svgEl("svg", { class: "board worked-board", role: "img", preserveAspectRatio: "xMidYMid meet" });
+    const ends = h("p", { class: "worked-ends" });
+    figure.prepend(svg);
+    figure.append(ends);
+    boardFor(figure.dataset.moves).then((board) => {
+      if (!figure.isConnected) return;
+      renderBoard(svg, board, { bounds: boundsFor(560), markCounted: true, fit: true });
+      const values = board.scoring_ends.map((e) => e[1]);
+      const sum = values.length ? `${values.join(" + ")} = ${board.ends_sum}` : String(board.ends_sum);
+      svg.setAttribute("aria-label", `${t("board.aria", { n: board.tiles.length })} ${t("ends.label")}: ${sum}`);
+      clear(ends);
+      ends.append(
+        h("span", { class: "ends-label" }, t("ends.label")), " ", h("strong", {}, sum), " · ",
+        board.award > 0 ? h("span", { class: "is-award" }, `✦ ${t("ends.award", { n: board.award })}`) : t("ends.no_award"),
+      );
+    }).catch(() => {
+      svg.remove();
+    });
   }
 }
 

@@ -24,7 +24,7 @@ from spectacular_bid.rules.actions import (
     RoundEnd,
 )
 from spectacular_bid.rules.auction import bid_cost
-from spectacular_bid.rules.board import Joint, Place
+from spectacular_bid.rules.board import Board, Joint, Place
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
@@ -121,7 +121,11 @@ def board_view(match: Match) -> BoardView | None:
     rnd = match.round
     if rnd is None:
         return None
-    board = rnd.board
+    return board_view_of(rnd.board)
+
+
+def board_view_of(board: Board) -> BoardView:
+    """What a board shows: also the rules' worked positions (Appendix B), built from notation."""
     return BoardView(
         tiles=tuple(board.tiles),
         spinner=board.spinner,

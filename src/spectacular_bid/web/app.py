@@ -36,6 +36,7 @@ from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes import (
     accounts,
+    board,
     chat,
     health,
     lobby,
@@ -141,6 +142,7 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(players.router)
     app.include_router(lobby.router)
     app.include_router(health.router)
+    app.include_router(board.router)
     if static is not None:
         app.include_router(pages_router(static))
         app.mount("/", StaticFiles(directory=static, html=True), name="static")
