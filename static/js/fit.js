@@ -10,11 +10,14 @@ const MARGIN_PX = 6;
 export function fitBoard(root) {
   const wrap = root.querySelector(".board-wrap");
   if (!wrap) return;
+  const dock = root.querySelector(".dock");
   if (!window.matchMedia(PHONE).matches) {
     wrap.style.removeProperty("height");
+    root.style.removeProperty("--dock-h");
     return;
   }
-  const dock = root.querySelector(".dock");
+  // The between-rounds "Continue" sticks just above the dock, however long the settlement is.
+  root.style.setProperty("--dock-h", `${dock ? dock.offsetHeight : 0}px`);
   const info = root.querySelector(".board-info");
   const box = wrap.getBoundingClientRect();
   const top = box.top + window.scrollY;

@@ -61,7 +61,7 @@ export function renderAuction(box, match, ctx) {
     h("h2", { id: "auction-title", class: "card-title" }, t("auction.title")),
     h("p", { class: "card-text" }, t("auction.jockey_line", { name: name(auction.jockey) })),
     history,
-    actions,
+    actions.length ? h("div", { class: "auction-actions" }, actions) : null,
   );
 }
 
@@ -144,8 +144,7 @@ function bidStepper(key, offered, start, send) {
   });
   const box = h("div", { class: "bid-stepper", role: "group", "aria-label": t("auction.other_amount") },
     h("p", { class: "auction-bids-title" }, t("auction.other_amount")),
-    h("div", { class: "bid-stepper-row" }, less, slider, more),
-    holder);
+    h("div", { class: "bid-stepper-row" }, less, slider, more, holder));
   show();
   return box;
 }
