@@ -5,6 +5,8 @@ console error and uncaught page error of every tab is collected: the fixture fai
 any occurred. Every tab also runs :data:`SIGHTINGS_JS` from the first byte of each document, a
 ``MutationObserver`` that notes each ``data-tile`` value that appears outside ``#board`` and
 ``#settlement``, so a hidden tile shown even for a moment is caught, not only one still there.
+The rules' pictures (``.worked-board``, Appendix B's fixed positions, drawn whether or not the
+rules are open) are no match's tiles and are left out too.
 
 The referee reads the truth from ``GET /api/matches/{id}`` with the tab's own cookie (its seat's
 view); every command is still given by clicks or keys in the page.
@@ -33,7 +35,7 @@ SIGHTINGS_JS = """
   const seen = [];
   window.__specbidSightings = seen;
   const note = (el) => {
-    if (!el.isConnected || el.closest('#board, #settlement')) return;
+    if (!el.isConnected || el.closest('#board, #settlement, .worked-board')) return;
     const m = document.querySelector('#match');
     seen.push({tile: el.getAttribute('data-tile'), version: m ? m.dataset.version : null});
   };
@@ -59,7 +61,7 @@ TAKE_SIGHTINGS_JS = """() => {
 }"""
 
 SCAN_JS = """() => Array.from(document.querySelectorAll('[data-tile]'))
-  .filter((el) => !el.closest('#board, #settlement'))
+  .filter((el) => !el.closest('#board, #settlement, .worked-board'))
   .map((el) => el.getAttribute('data-tile'))"""
 
 VERSION_AT_LEAST_JS = """(v) => {
