@@ -22,6 +22,7 @@ from service.replayed import stored_matches as stored_matches
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchStore
 from spectacular_bid.store.engine import database_url, default_sqlite_url
+from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 
@@ -104,7 +105,7 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     await create_target(made)
     try:
         await upgrade_to_head(made.url)
-        async with SqlStore.open(made.url) as started:
+        async with SqlStore.open(made.url, lease=Lease.new()) as started:  # as a server's
             yield started
     finally:
         await drop_target(made)

@@ -39,6 +39,8 @@ TABLES = {
     "match_event",
     "rating_change",
     "chat_line",
+    "server",
+    "match_owner",
 }
 
 
@@ -119,6 +121,12 @@ async def test_constraints_carry_the_naming_convention(engine: AsyncEngine) -> N
         "pk_chat_line",
         "fk_chat_line_match_id_match",
         "fk_chat_line_player_id_player",
+    }
+    assert expected["server"] == {"pk_server"}
+    assert expected["match_owner"] == {
+        "pk_match_owner",
+        "fk_match_owner_match_id_match",
+        "ix_match_owner_server_id",
     }
     assert set(NAMING_CONVENTION) == {"ix", "uq", "ck", "fk", "pk"}
 

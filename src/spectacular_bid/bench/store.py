@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.clock import MatchClock
 from spectacular_bid.rules.actions import Deal
@@ -42,6 +43,7 @@ from spectacular_bid.service.ports import (
     PlayerRecord,
 )
 from spectacular_bid.store.engine import SQLITE_SYNCHRONOUS, create_engine, sqlite_url
+from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 
@@ -226,13 +228,18 @@ async def _measure(
     }
 
 
+def _served(engine: AsyncEngine) -> SqlStore:
+    """The store as a server has it: every commit fenced by its lease (issue 13 item 1)."""
+    return SqlStore(engine, lease=Lease.new())
+
+
 async def _bench_sqlite(
     path: Path, payloads: list[Payload], loads: tuple[Load, Load], seconds: float, repeats: int
 ) -> dict[str, object]:
     engine = create_engine(sqlite_url(path))
     try:
         await upgrade_to_head(engine)
-        result = await _measure(SqlStore(engine), payloads, loads, seconds, repeats)
+        result = await _measure(_served(engine), payloads, loads, seconds, repeats)
     finally:
         await engine.dispose()
     return {"synchronous": SQLITE_SYNCHRONOUS, **result}
@@ -249,7 +256,7 @@ async def _bench_postgresql(
         engine = create_engine(url, connect_args={"server_settings": {"search_path": schema}})
         try:
             await upgrade_to_head(engine)
-            return await _measure(SqlStore(engine), payloads, loads, seconds, repeats)
+            return await _measure(_served(engine), payloads, loads, seconds, repeats)
         finally:
             await engine.dispose()
             async with admin.begin() as conn:

@@ -13,12 +13,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from spectacular_bid.cli.exit_status import EXIT_ERROR, EXIT_FAILED, EXIT_OK
-from spectacular_bid.store.database_lock import DatabaseInUseError
 from spectacular_bid.store.engine import default_sqlite_url
 
 if TYPE_CHECKING:
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
     from spectacular_bid.web.settings import WebSettings
 
 SERVE_FLAGS = (
@@ -34,6 +31,7 @@ SERVE_FLAGS = (
     ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
     ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
+    ("lease_ms", int, "a peer on the database ends this server's matches if silent this long"),
     ("max_live_matches", str, "refuse new matches past this many live matches (auto: measured)"),
     ("busy_lag_ms", int, "refuse new matches while the loop lags more, ms (mean over 1 s)"),
     ("busy_cpu", float, "...or while the process uses more of a core than this (0-1)"),
@@ -77,8 +75,8 @@ def run_serve(args: argparse.Namespace) -> int:
     """``specbid serve``: the game server under uvicorn.
 
     Settings come from ``SPECBID_*`` environment variables, then from flags. The web stack is
-    imported here, not at the top, so ``specbid board`` stays quick to start. A server that finds
-    another one on its database refuses to start: one line on stderr, exit status 1.
+    imported here, not at the top, so ``specbid board`` stays quick to start. Several servers
+    may share one database, each running the matches it made (``store.leases``).
     """
     import uvicorn
     from pydantic import ValidationError
@@ -104,24 +102,15 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"error: cannot open the database: {exc}", file=sys.stderr)
             return EXIT_FAILED
     raise_descriptor_limit()
-    refusal = _Refusal()
-    app.add_middleware(_QuietRefusal, refusal=refusal)
-    try:
-        uvicorn.run(
-            served(app),
-            host=settings.host,
-            port=settings.port,
-            **connection_options(settings),
-            loop="uvloop",
-            lifespan="on",
-            log_level=args.log_level,
-        )
-    except SystemExit:  # uvicorn's own status (3) for a failed start-up
-        if refusal.error is None:
-            raise
-    if refusal.error is not None:
-        print(f"error: {refusal.error}", file=sys.stderr)
-        return EXIT_FAILED
+    uvicorn.run(
+        served(app),
+        host=settings.host,
+        port=settings.port,
+        **connection_options(settings),
+        loop="uvloop",
+        lifespan="on",
+        log_level=args.log_level,
+    )
     return EXIT_OK
 
 
@@ -158,46 +147,3 @@ def raise_descriptor_limit() -> int:
             return soft
         return wanted
     return soft
-
-
-class _Refusal:
-    """Why the server refused to start, for :func:`run_serve` to print: None when it did not."""
-
-    error: DatabaseInUseError | None = None
-
-
-class _QuietRefusal:
-    """ASGI middleware that turns a refusal to start (another server holds the database, issue 9
-    item 12) into one line printed by :func:`run_serve`, not a logged traceback.
-
-    Starlette reports a failed start-up with the exception's traceback, which uvicorn logs, and
-    only then re-raises the exception. So this holds the failure report back until the exception
-    is known: for a :class:`DatabaseInUseError` it is kept in ``refusal`` and the report goes
-    without the traceback (uvicorn still stops, logging that start-up failed); for anything else
-    the report goes as it was and the exception on.
-    """
-
-    def __init__(self, app: ASGIApp, refusal: _Refusal) -> None:
-        self.app = app
-        self.refusal = refusal
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "lifespan":
-            await self.app(scope, receive, send)
-            return
-        held: list[Message] = []
-
-        async def hold_failure(message: Message) -> None:
-            if message["type"] == "lifespan.startup.failed":
-                held.append(message)
-            else:
-                await send(message)
-
-        try:
-            await self.app(scope, receive, hold_failure)
-        except DatabaseInUseError as exc:  # kept, not raised: uvicorn would log it
-            self.refusal.error = exc
-            held[:] = [{"type": "lifespan.startup.failed", "message": ""}]
-        finally:
-            for message in held:
-                await send(message)

@@ -27,6 +27,7 @@ from spectacular_bid.service.admission import Admission
 from spectacular_bid.service.chat import ChatLine, Chats, Phrase
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.failover import Failover
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
 from spectacular_bid.service.listings import EndedMatch, MatchSummary, profile_handle
@@ -45,7 +46,7 @@ from spectacular_bid.service.record_document import (
     parse_document,
 )
 from spectacular_bid.service.records import new_match_id, read_document, records_for_import
-from spectacular_bid.service.recovery import abort_unfinished
+from spectacular_bid.service.recovery import abort_orphans
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.rematches import Rematches
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
@@ -102,13 +103,26 @@ class MatchService:
             self._on_stall,
             self.admission.on_tick,
         )
+        self.failover = Failover(
+            store, now_ms, self.wall_ms, self.settings.orphan_scan_ms, self._lease_lost
+        )
 
     async def start(self) -> None:
-        """End what the previous run left unfinished (D5), then start the lag monitor."""
-        await abort_unfinished(self.store, self.now_ms, self.wall_ms)
+        """End what the previous run and dead peers left unfinished (D5), then start the lag
+        monitor and the scan for peers that die later (``service.failover``)."""
+        await abort_orphans(self.store, self.now_ms, self.wall_ms, own=True)
         self.lag.start()
+        self.failover.start()
+
+    async def _lease_lost(self) -> None:
+        """A peer took this server's matches: let every one go (their sockets close and their
+        players reconnect to a live server, which serves how the peer ended them)."""
+        for actor in list(self._actors.values()):
+            await actor.close()
+        self._actors.clear()
 
     async def stop(self) -> None:
+        await self.failover.stop()
         await self.lag.stop()
         for handle in self._evictions.values():
             handle.cancel()
@@ -133,6 +147,12 @@ class MatchService:
         challenge with ``rate_limited`` while the creator has ``open_challenges_per_guest``
         waiting (issue 10 item 5).
         """
+        if self.failover.lost:
+            raise Rejection(
+                ErrorCode.SERVER_BUSY,
+                "this server lost its lease on the database and takes no matches; try again",
+                retry_after_s=1,
+            )
         self.admission.admit(self.live_count(), "matches")
         if mode is MatchMode.OPEN:
             self._admit_challenge(creator)
@@ -224,8 +244,12 @@ class MatchService:
             self._ended.move_to_end(match_id)
             return cached
         header = await self.store.match(match_id)
-        if header is None or header.status not in ENDED:
+        if header is None:
             raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
+        if header.status not in ENDED:  # live on a peer: its sockets are there (issue 13)
+            raise Rejection(
+                ErrorCode.NOT_FOUND, f"match {match_id!r} is played on another server process"
+            )
         events = await self.store.events(match_id)
         seats = await self._seated(header)
         settings = header.settings if isinstance(header.settings, dict) else {}

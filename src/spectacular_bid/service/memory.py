@@ -214,6 +214,11 @@ class InMemoryStore:
         found = [m for m in self._matches.values() if m.status in live]
         return sorted(found, key=lambda m: (m.created_at_ms, m.id))
 
+    async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
+        """One server owns this store, so every live match is its own: orphaned only for a
+        service starting on it after another (a restart, in tests)."""
+        return await self.unfinished_matches() if own else []
+
     async def ended_matches(
         self,
         statuses: Sequence[MatchStatus],

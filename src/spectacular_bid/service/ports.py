@@ -187,6 +187,11 @@ class StorageError(RuntimeError):
     """A write the service depends on did not become durable."""
 
 
+class LeaseLostError(StorageError):
+    """This server no longer owns its matches: a peer took its lease over (issue 13 item 1)
+    and ends them, so this server may write nothing more and must let them go."""
+
+
 class MatchStore(Protocol):
     async def add_player(self, player: PlayerRecord) -> None: ...
 
@@ -281,8 +286,18 @@ class MatchStore(Protocol):
         ...
 
     async def unfinished_matches(self) -> list[MatchRecord]:
-        """Every match whose status is still waiting or active (D5: at start-up these are the
-        matches the previous process left running), oldest first."""
+        """Every match whose status is still waiting or active, whoever runs it, oldest
+        first."""
+        ...
+
+    async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
+        """Take over the live matches no live server runs — those of a server whose lease ran
+        out, and those stored before leases — and return them, oldest first: each is this
+        server's to end (D5). Every such match is returned to exactly one caller, once, of all
+        the servers on the store. With ``own``, also this server's own live matches: a service
+        starting has none running, so what its store holds as its own was left by an earlier
+        service on the same store. Renews this server's lease; raises :class:`LeaseLostError`
+        when it was lost."""
         ...
 
     async def ended_matches(

@@ -1,7 +1,10 @@
-"""Crash safety (D5): at start-up, end every match the previous process left unfinished.
+"""Crash safety (D5): end every match that no live server runs any more.
 
-A match found waiting or active in the store was running when the server stopped, so its clocks
-were not measured for a while: a proven timing failure (R7.9). Its stored versions are re-run
+Such a match was left waiting or active by a server that stopped — this process's previous run,
+or a peer on the same database whose lease ran out (issue 13 items 1 and 3; ``store.leases``
+says how each is claimed by exactly one server) — so its clocks were not measured for a while:
+a proven timing failure (R7.9). Each server ends them at its start and then, within a second or
+so, whenever a peer dies (``service.failover``). Its stored versions are re-run
 through the match machine and the machine's :class:`~spectacular_bid.service.commands.Restarted`
 input ends it *aborted — service timing failure*, unrated: one more version (the round in progress
 ends and both hands are shown, its deck is revealed, ``match_ended``), written in the same commit
@@ -45,10 +48,13 @@ BARE_ABORT_EVENTS: list[JSON] = [
 """The final events of a match whose record the machine cannot re-run (a damaged record)."""
 
 
-async def abort_unfinished(store: MatchStore, now_ms: MsSource, wall_ms: MsSource) -> list[str]:
-    """End every unfinished match in ``store`` as a timing failure; return their ids."""
+async def abort_orphans(
+    store: MatchStore, now_ms: MsSource, wall_ms: MsSource, *, own: bool = False
+) -> list[str]:
+    """Claim the matches no live server runs (``MatchStore.claim_orphans``) and end each as a
+    timing failure; return their ids."""
     ended = []
-    for header in await store.unfinished_matches():
+    for header in await store.claim_orphans(own=own):
         try:
             await abort_match(store, header, now_ms(), wall_ms())
         except StorageError as exc:
@@ -57,7 +63,7 @@ async def abort_unfinished(store: MatchStore, now_ms: MsSource, wall_ms: MsSourc
         ended.append(header.id)
     if ended:
         log.warning(
-            "ended %d match(es) left unfinished by the previous run as timing failures (D5)",
+            "ended %d match(es) that no live server runs any more as timing failures (D5)",
             len(ended),
         )
     return ended

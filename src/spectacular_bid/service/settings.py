@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from spectacular_bid.clock import ClockSettings
+
+LEASE_MS: Final = 10_000
+"""How long a server's lease runs past its last commit. A peer ends the dead server's matches
+this long after its last sign of life (plus one scan), within the few seconds D5 allows for a
+match nobody times: long enough for a loaded server's writer to come round (a commit every
+second or so even when idle, ``service.matches``), short enough that players are told soon."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +55,21 @@ class ServiceSettings:
     open_challenges_per_guest: int = 3
     """A guest may have this many open (lobby) challenges waiting for a second player at once;
     one more is refused, so one guest cannot fill the lobby (issue 10 item 5)."""
+    orphan_scan_ms: int = 1_000
+    """How often a server looks for matches of a peer whose lease ran out, and ends them
+    (issue 13 item 3); also how often an idle server renews its own lease."""
     fixed_deck_seed: int | None = None
     """Test-only: deal every match from decks drawn from this seed instead of the secure
     shuffle. Off by default."""
 
     def __post_init__(self) -> None:
-        for name in ("grace_ms", "join_timeout_ms", "lag_threshold_ms", "lag_tick_ms"):
+        for name in (
+            "grace_ms",
+            "join_timeout_ms",
+            "lag_threshold_ms",
+            "lag_tick_ms",
+            "orphan_scan_ms",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of ms, got {value!r}")

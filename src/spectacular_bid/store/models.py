@@ -13,6 +13,8 @@ these models and the migrations agree.
 - ``match_event``: the append-only log, one row per version of a match.
 - ``rating_change``: each player's rating before and after each rated match (issue 11 item 2).
 - ``chat_line``: what was said at a match's table, in either channel (issue 12 item 1).
+- ``server``: each server process that used the database, and its lease (issue 13 item 1).
+- ``match_owner``: the server that runs each match made since (issue 13 item 1).
 """
 
 from __future__ import annotations
@@ -233,3 +235,37 @@ class ChatLine(Base):
     """At most 140 characters (``service.chat``); the column leaves room for a later limit."""
     phrase: Mapped[str | None] = mapped_column(String(32))
     said_at: Mapped[datetime]
+
+
+class MatchOwner(Base):
+    """Which server runs a match (issue 13 item 1): written with the match's first header by
+    the server that creates it, moved only when a peer claims it from a gone server
+    (``store.leases``). A match stored before revision 9c3d5e7f1a42, or imported, has no row.
+    A table of its own, not a column of ``match``, so that the header's rows and statements
+    stay what every release wrote."""
+
+    __tablename__ = "match_owner"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("match.id"), primary_key=True)
+    server_id: Mapped[str] = mapped_column(String(ID_LENGTH), index=True)
+
+
+class Server(Base):
+    """One server process on this database, and its lease on the matches it owns.
+
+    The row is made when the process starts, under a fresh id. Its owner renews ``lease_until``
+    with every commit; a peer that finds it past takes the lease over by raising ``epoch`` and
+    setting ``gone``, in one conditional update, and only then ends the matches it owned. Every
+    commit of the owner checks ``epoch`` and ``gone`` in its own transaction, so once the update
+    is in the owner can write nothing more (``store.leases``)."""
+
+    __tablename__ = "server"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    epoch: Mapped[int]
+    lease_until_ms: Mapped[int] = mapped_column(BigInteger)
+    """Wall-clock ms after which a peer may take the lease over."""
+    gone: Mapped[bool]
+    started_at: Mapped[datetime]
+    host: Mapped[str] = mapped_column(String(255))
+    """The machine and process id, for an operator reading the table."""

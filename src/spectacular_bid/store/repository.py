@@ -11,13 +11,15 @@ Use it as ``async with SqlStore.open(url) as store: …`` or call :meth:`SqlStor
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from types import TracebackType
 from typing import Self
 
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.engine import URL
-from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
 
 from spectacular_bid.service.ports import (
     JSON,
@@ -36,6 +38,7 @@ from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
+from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.models import (
     ChatLine,
     Match,
@@ -61,29 +64,47 @@ from spectacular_bid.store.records import (
 )
 from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 
+log = logging.getLogger(__name__)
+
 
 class SqlStore:
     """A :class:`~spectacular_bid.service.ports.MatchStore` backed by a SQL database."""
 
     def __init__(
-        self, engine: AsyncEngine, *, owns_engine: bool = False, wal: WalPolicy = DEFAULT_WAL
+        self,
+        engine: AsyncEngine,
+        *,
+        owns_engine: bool = False,
+        wal: WalPolicy = DEFAULT_WAL,
+        lease: Lease | None = None,
     ) -> None:
         self.engine = engine
         self._wal = wal
         self._owns_engine = owns_engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
-        self.writer = GroupCommitWriter(engine)
+        self.lease = lease
+        """A server's lease on its matches (``store.leases``): taken at :meth:`start`, renewed
+        and checked by every commit, given up at :meth:`close`. A server always has one
+        (``web.app``); without, the store is one process's alone (a tool, a test of an earlier
+        schema) and every live match in it is that process's."""
+        self.writer = GroupCommitWriter(
+            engine,
+            fence=lease.fence if lease is not None else None,
+            owner=lease.server_id if lease is not None else None,
+        )
         self._checkpointer: WalCheckpointer | None = None
 
     @classmethod
-    def open(cls, url: str | URL) -> SqlStore:
+    def open(cls, url: str | URL, lease: Lease | None = None) -> SqlStore:
         """A store with its own engine for ``url``, disposed of by :meth:`close`."""
-        return cls(create_engine(url), owns_engine=True)
+        return cls(create_engine(url), owns_engine=True, lease=lease)
 
     def __repr__(self) -> str:
         return f"SqlStore({self.engine.url.render_as_string(hide_password=True)!r})"
 
     async def start(self) -> None:
+        if self.lease is not None:
+            await self.lease.register(self.engine)
         self.writer.start()
         if self.engine.url.get_backend_name() == "sqlite" and self.engine.url.database:
             self._checkpointer = WalCheckpointer(
@@ -94,6 +115,11 @@ class SqlStore:
     async def close(self) -> None:
         """Write what is queued, stop the writer, and dispose of an engine made by :meth:`open`."""
         await self.writer.close()
+        try:
+            if self.lease is not None:
+                await self.lease.release(self.engine)
+        except SQLAlchemyError as exc:  # the lease then runs out by itself
+            log.warning("the server's lease was not given up: %s", exc)
         if self._checkpointer is not None:
             await self._checkpointer.close()
             self._checkpointer = None
@@ -276,6 +302,22 @@ class SqlStore:
         query = select(Round).where(Round.match_id == match_id).order_by(Round.number)
         async with self._sessions() as session:
             return [round_record(row) for row in await session.scalars(query)]
+
+    async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
+        lease = self.lease
+        if lease is None:  # one process's store: every live match is its own
+            return await self.unfinished_matches() if own else []
+        claimed: list[str] = []
+
+        async def take_over(conn: AsyncConnection) -> None:
+            claimed[:] = await lease.take_over(conn, own=own)  # the last try's, if retried
+
+        await self.writer.write(WriteKind.SERVER, [take_over], "the claim of orphaned matches")
+        if not claimed:
+            return []
+        query = select(Match).where(Match.id.in_(claimed)).order_by(Match.created_at, Match.id)
+        async with self._sessions() as session:
+            return [match_record(row) for row in await session.scalars(query)]
 
     async def unfinished_matches(self) -> list[MatchRecord]:
         live = [MatchStatus.WAITING.value, MatchStatus.ACTIVE.value]

@@ -26,6 +26,11 @@ full), every caller of the batch gets ``StorageError`` and none of their rows ar
 batch of one write is not tried again: its failure is already its own.)
 
 The writer holds one connection between batches and opens a new one after any failure.
+
+With a ``fence`` (``store.leases``), every transaction begins with it: it renews the server's
+lease, or finds it lost and raises :class:`~spectacular_bid.service.ports.LeaseLostError`, which
+fails the whole batch at once (no isolated retry: no write of a server that lost its lease may
+be stored). A match's first header is stored with the writer's ``owner`` as its owner.
 """
 
 from __future__ import annotations
@@ -45,9 +50,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from spectacular_bid.service.ports import StorageError
+from spectacular_bid.service.ports import LeaseLostError, StorageError
 from spectacular_bid.store.engine import for_writing
-from spectacular_bid.store.models import ChatLine, Match, MatchEvent, Player, Round
+from spectacular_bid.store.models import ChatLine, Match, MatchEvent, MatchOwner, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
 
 log = logging.getLogger(__name__)
@@ -57,6 +62,9 @@ MAX_BATCH: Final = 5_000
 
 
 class WriteKind(Enum):
+    SERVER = "server"
+    """Takeovers of expired leases and the claims of their matches (``store.leases``), each a
+    :data:`Change`, applied first."""
     PLAYER = "player"
     MATCH = "match"
     ROUND = "round"
@@ -100,9 +108,18 @@ class RefusedWriteError(Exception):
 
 
 class GroupCommitWriter:
-    def __init__(self, engine: AsyncEngine, *, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        max_batch: int = MAX_BATCH,
+        fence: Change | None = None,
+        owner: str | None = None,
+    ) -> None:
         self._engine = for_writing(engine)
         self._max_batch = max_batch
+        self._fence = fence
+        self._owner = owner
         self._queue: asyncio.Queue[Write | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._conn: AsyncConnection | None = None
@@ -188,6 +205,10 @@ class GroupCommitWriter:
     async def _commit(self, batch: list[Write]) -> None:
         try:
             await self._transaction(batch, isolated=False)
+        except LeaseLostError as lost:
+            for write in batch:
+                _fail(write, lost)
+            return
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch[0], _storage_error(batch[0], exc))
@@ -234,22 +255,26 @@ class GroupCommitWriter:
         self, conn: AsyncConnection, batch: Sequence[Write], *, isolated: bool
     ) -> None:
         async with conn.begin():
+            if self._fence is not None:
+                await self._fence(conn)
             if not isolated:
-                await _apply(conn, batch)
+                await _apply(conn, batch, self._owner)
                 return
             for write in batch:
                 try:
                     async with conn.begin_nested():
-                        await _apply(conn, [write])
+                        await _apply(conn, [write], self._owner)
                 except (RefusedWriteError, SQLAlchemyError) as exc:
                     write.error = _storage_error(write, exc)
 
 
-async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
+async def _apply(conn: AsyncConnection, batch: Sequence[Write], owner: str | None) -> None:
     by_kind: dict[WriteKind, list[Any]] = {kind: [] for kind in WriteKind}
     for write in batch:
         for kind, rows in write.parts:
             by_kind[kind].extend(rows)
+    for change in by_kind[WriteKind.SERVER]:
+        await change(conn)
     if by_kind[WriteKind.PLAYER]:
         await conn.execute(insert(Player), by_kind[WriteKind.PLAYER])
     for change in by_kind[WriteKind.ACCOUNT]:
@@ -257,6 +282,9 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write]) -> None:
     if by_kind[WriteKind.MATCH]:
         last_of_each = {row["id"]: row for row in by_kind[WriteKind.MATCH]}
         await conn.execute(_upsert_match(conn.dialect.name), list(last_of_each.values()))
+        if owner is not None:
+            owned = [{"match_id": match_id, "server_id": owner} for match_id in last_of_each]
+            await conn.execute(_adopt_match(conn.dialect.name), owned)
     for row in by_kind[WriteKind.ROUND]:
         await _save_round(conn, row)
     if by_kind[WriteKind.EVENTS]:
@@ -311,6 +339,14 @@ def _upsert_match(dialect: str) -> Any:
     return stmt.on_conflict_do_update(
         index_elements=[Match.id], set_={name: stmt.excluded[name] for name in columns}
     )
+
+
+@functools.cache
+def _adopt_match(dialect: str) -> Any:
+    """A match's owner row, made with its first header; a later header leaves it as it is (a
+    claim by a peer moves it, ``store.leases``)."""
+    stmt = postgresql.insert(MatchOwner) if dialect == "postgresql" else sqlite.insert(MatchOwner)
+    return stmt.on_conflict_do_nothing(index_elements=[MatchOwner.match_id])
 
 
 async def _save_round(conn: AsyncConnection, row: dict[str, Any]) -> None:

@@ -24,8 +24,8 @@ from spectacular_bid.service.accounts import Accounts
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.passwords import Passwords
 from spectacular_bid.service.ports import MatchStore
-from spectacular_bid.store.database_lock import lock_database
 from spectacular_bid.store.engine import create_engine, create_folder, resolve_url, sqlite_path
+from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head, upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
@@ -69,7 +69,8 @@ def create_app(
     database: SqlStore | None = None
     if store is None:
         url = resolve_url(settings.database_url, settings.data_dir)
-        database = SqlStore(create_engine(url, make_folder=False), owns_engine=True)
+        lease = Lease.new(settings.lease_ms)
+        database = SqlStore(create_engine(url, make_folder=False), owns_engine=True, lease=lease)
         store = database
     service = MatchService(
         store, settings.service_settings(), finished_ttl_ms=settings.finished_ttl_ms
@@ -152,36 +153,26 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
 async def open_database(database: SqlStore, *, upgrade: bool) -> AsyncIterator[None]:
     """The store, ready for the life of the server, and closed at the end.
 
-    First the database's lock is taken (one server per database for now, issue 9 item 12):
-    raises :class:`~spectacular_bid.store.database_lock.DatabaseInUseError` before anything in
-    the database is touched — no migration, no recovery — so a refused second server leaves the
-    first one's live matches alone. Then the schema is brought to head (or, with ``upgrade``
-    false, checked to be there: raises
-    :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`) and the store started. At the
-    end the store is closed before the lock is released, so its last writes are in first.
+    The schema is brought to head (or, with ``upgrade`` false, checked to be there: raises
+    :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`), then the store started: it
+    takes this server's lease (``store.leases``), so other servers on the same database go on
+    with their own matches (issue 13 item 1). At the end the store is closed, its last writes
+    in before the lease is given up.
     """
-    url = database.engine.url
     try:
         if upgrade:
-            create_folder(url)  # the embedded database's folder, on first start
+            create_folder(database.engine.url)  # the embedded database's folder, on first start
+            await upgrade_to_head(database.engine)
         else:
-            _require_file(database.engine)  # and no lock file made in a folder that is not there
-        lock = await lock_database(url)
+            await _require_schema(database.engine)
+        await database.start()
     except BaseException:
         await database.close()
         raise
     try:
-        try:
-            if upgrade:
-                await upgrade_to_head(database.engine)
-            else:
-                await require_head(database.engine)
-            await database.start()
-            yield
-        finally:
-            await database.close()
+        yield
     finally:
-        await lock.release()
+        await database.close()
 
 
 async def check_database(settings: WebSettings) -> None:

@@ -1,0 +1,186 @@
+"""Server leases: each live match is owned by exactly one server process (issue 13 item 1).
+
+Several server processes may share one database. A match's state lives in the memory of the
+process that runs it, so exactly one process may write its versions; two writers would fork its
+log. So each process, at start, makes a ``server`` row of its own (a fresh id, epoch 0) and a
+lease on it, and every match it creates gets a ``match_owner`` row with its id.
+
+- **Renewal and fencing are one statement.** Every transaction of the process's writer begins
+  with ``UPDATE server SET lease_until_ms = now + lease WHERE id = me AND epoch = mine AND NOT
+  gone`` (:meth:`Lease.fence`). When it touches no row the lease is lost: the transaction is
+  rolled back, nothing of it is stored, and from then on every write fails with
+  :class:`~spectacular_bid.service.ports.LeaseLostError` without trying. A paused or partitioned
+  process can thus never write again once a peer took its lease, however late it wakes.
+- **A takeover is one conditional update** of the dead server's row (``gone``, ``epoch + 1``,
+  only while its lease is past, or at once when it was a process of this machine that is no
+  more: a restart after a crash ends the crashed server's matches at its start, D5), in a
+  transaction of the taker's own writer, which fences the taker too. On PostgreSQL the owner's
+  fence and the takeover lock the same row, so one of them waits for the other: either the
+  owner renewed first (the takeover then finds the lease current and does nothing) or the
+  takeover committed first (the fence then finds ``gone`` and fails). On SQLite every write
+  transaction begins with ``BEGIN IMMEDIATE``: they are serial anyway.
+- **The live matches of a gone server move to a live one** by ``UPDATE match_owner …
+  RETURNING`` (in the takeover's transaction, or at any later scan), so a match is claimed by
+  exactly one peer however many look at once. A server that stops cleanly marks itself gone at
+  once. Live matches with no owner row (stored by a release without leases) are adopted by
+  ``INSERT … ON CONFLICT DO NOTHING RETURNING``, once each, the same way.
+  The taker then ends each as a service timing failure (D5, ``service.recovery``).
+
+Leases are in wall-clock ms: the servers of one database must keep their clocks within a small
+part of the lease of each other (NTP does far better than the default 10 s).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlalchemy import ColumnElement, exists, insert, literal, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from spectacular_bid.service.ports import LeaseLostError, MatchStatus
+from spectacular_bid.service.settings import LEASE_MS
+from spectacular_bid.service.timesource import MsSource, wall_ms
+from spectacular_bid.store.engine import for_writing
+from spectacular_bid.store.models import Match, MatchOwner, Server, datetime_from_ms
+
+LIVE: Final = (MatchStatus.WAITING.value, MatchStatus.ACTIVE.value)
+
+
+@dataclass(eq=False)
+class Lease:
+    """This process's lease: its server id, epoch and term; and whether it was lost."""
+
+    server_id: str
+    lease_ms: int = LEASE_MS
+    now_ms: MsSource = wall_ms
+    epoch: int = 0
+    lost: bool = False
+    registered: bool = False
+
+    @classmethod
+    def new(cls, lease_ms: int = LEASE_MS, now_ms: MsSource = wall_ms) -> Lease:
+        if lease_ms < 1:
+            raise ValueError(f"a lease must last at least 1 ms, got {lease_ms!r}")
+        return cls(secrets.token_hex(16), lease_ms, now_ms)
+
+    async def register(self, engine: AsyncEngine) -> None:
+        """Make this server's row, its lease running from now."""
+        now = self.now_ms()
+        row = {
+            "id": self.server_id,
+            "epoch": self.epoch,
+            "lease_until_ms": now + self.lease_ms,
+            "gone": False,
+            "started_at": datetime_from_ms(now),
+            "host": f"{socket.gethostname()}:{os.getpid()}"[:255],
+        }
+        async with for_writing(engine).begin() as conn:
+            await conn.execute(insert(Server), [row])
+        self.registered = True
+
+    async def fence(self, conn: AsyncConnection) -> None:
+        """Renew the lease inside ``conn``'s transaction, or raise :class:`LeaseLostError`."""
+        if self.lost:
+            raise self._error()
+        result = await conn.execute(
+            update(Server)
+            .where(Server.id == self.server_id, Server.epoch == self.epoch, Server.gone.is_(False))
+            .values(lease_until_ms=self.now_ms() + self.lease_ms)
+        )
+        if result.rowcount != 1:
+            self.lost = True
+            raise self._error()
+
+    async def release(self, engine: AsyncEngine) -> None:
+        """A clean stop: the row says gone at once, so no peer waits for the lease to run out
+        (the process has ended what it owned, or left it for start-up recovery to end)."""
+        if self.lost or not self.registered:
+            return
+        async with for_writing(engine).begin() as conn:
+            await conn.execute(
+                update(Server)
+                .where(Server.id == self.server_id, Server.epoch == self.epoch)
+                .values(gone=True, lease_until_ms=self.now_ms())
+            )
+
+    async def take_over(self, conn: AsyncConnection, *, own: bool = False) -> list[str]:
+        """Take every expired peer's lease and the live matches of those peers and of no one
+        (and with ``own``, this server's own: ``MatchStore.claim_orphans``); return the ids of
+        the matches now this server's to end. Runs in a fenced transaction."""
+        now = self.now_ms()
+        peers = await conn.execute(
+            select(Server.id, Server.epoch, Server.lease_until_ms, Server.host).where(
+                Server.gone.is_(False), Server.id != self.server_id
+            )
+        )
+        for server_id, epoch, lease_until_ms, host in peers.all():
+            expired = lease_until_ms < now
+            if not expired and not _died_here(host):
+                continue
+            await conn.execute(
+                update(Server)
+                .where(
+                    Server.id == server_id,
+                    Server.epoch == epoch,
+                    Server.gone.is_(False),
+                    *([Server.lease_until_ms < now] if expired else []),
+                )
+                .values(gone=True, epoch=epoch + 1)
+            )
+        gone: ColumnElement[bool] = MatchOwner.server_id.in_(
+            select(Server.id).where(Server.gone.is_(True))
+        )
+        if own:
+            gone = or_(gone, MatchOwner.server_id == self.server_id)
+        live = select(Match.id).where(Match.status.in_(LIVE))
+        moved = await conn.execute(
+            update(MatchOwner)
+            .where(gone, MatchOwner.match_id.in_(live))
+            .values(server_id=self.server_id)
+            .returning(MatchOwner.match_id)
+        )
+        claimed = set(moved.scalars())
+        unowned = live.where(~exists().where(MatchOwner.match_id == Match.id))
+        adopt = _insert(conn.dialect.name).from_select(
+            [MatchOwner.match_id, MatchOwner.server_id],
+            unowned.add_columns(literal(self.server_id)),
+        )
+        adopted = await conn.execute(
+            adopt.on_conflict_do_nothing(index_elements=[MatchOwner.match_id]).returning(
+                MatchOwner.match_id
+            )
+        )
+        claimed.update(adopted.scalars())
+        return sorted(claimed)
+
+    def _error(self) -> LeaseLostError:
+        return LeaseLostError(
+            f"this server ({self.server_id}) lost its lease on the database: a peer took over "
+            "its matches, so it writes nothing more"
+        )
+
+
+def _insert(dialect: str) -> Any:
+    return postgresql.insert(MatchOwner) if dialect == "postgresql" else sqlite.insert(MatchOwner)
+
+
+def _died_here(host: str) -> bool:
+    """Whether ``host`` (``name:pid``) names a process of this machine that is no more: a
+    server restarted after a crash need not wait for the dead one's lease to run out. A process
+    of another machine (or container) is judged by its lease alone, and so is one whose pid is
+    in use again, by chance."""
+    name, _, pid = host.rpartition(":")
+    if name != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False

@@ -1,0 +1,162 @@
+"""Server leases (issue 13 item 1): several servers on one database, each owning its matches.
+
+Two stores on one database stand for two server processes (each with its own lease, engine and
+writer). Time is each lease's own clock, moved by hand, so that a lease runs out when a test
+says so and not when a slow machine does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+from sqlalchemy import select
+
+from spectacular_bid.service.ports import LeaseLostError, MatchStatus
+from spectacular_bid.store.leases import Lease
+from spectacular_bid.store.migrate import upgrade_to_head
+from spectacular_bid.store.models import MatchOwner, Server
+from spectacular_bid.store.repository import SqlStore
+
+from .conftest import Database
+from .factories import WALL_MS, event, match, player
+
+LEASE_MS = 10_000
+
+
+class Clock:
+    """A wall clock a test moves."""
+
+    def __init__(self) -> None:
+        self.ms = WALL_MS
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@asynccontextmanager
+async def server(database: Database, clock: Clock) -> AsyncIterator[SqlStore]:
+    store = SqlStore(database.engine(), lease=Lease.new(LEASE_MS, clock))
+    await store.start()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+async def ready(database: Database) -> Database:
+    await upgrade_to_head(database.engine())
+    return database
+
+
+async def owners(store: SqlStore) -> dict[str, str]:
+    async with store.engine.connect() as conn:
+        rows = await conn.execute(select(MatchOwner.match_id, MatchOwner.server_id))
+        return {str(match_id): str(server_id) for match_id, server_id in rows}
+
+
+async def seeded(store: SqlStore, *match_ids: str) -> None:
+    for name in ("ann", "bob"):
+        if not await store.players([f"p-{name}"]):
+            await store.add_player(player(name))
+    for match_id in match_ids:
+        await store.append([event(match_id, 1)], match=match(match_id))
+
+
+async def test_each_server_owns_the_matches_it_makes(ready: Database) -> None:
+    clock = Clock()
+    async with server(ready, clock) as a, server(ready, clock) as b:
+        await seeded(a, "a1")
+        await seeded(b, "b1")
+        assert a.lease is not None
+        assert b.lease is not None
+        assert await owners(a) == {"a1": a.lease.server_id, "b1": b.lease.server_id}
+        # A later header (the match ending) keeps its owner.
+        await a.save_match(match("a1", status=MatchStatus.FINISHED))
+        assert (await owners(a))["a1"] == a.lease.server_id
+        # Neither claims the other's live match while both leases run.
+        assert await a.claim_orphans() == []
+        assert await b.claim_orphans() == []
+
+
+async def test_a_peer_claims_the_matches_of_a_server_whose_lease_ran_out(
+    ready: Database,
+) -> None:
+    clock_a, clock_b = Clock(), Clock()
+    async with server(ready, clock_a) as a, server(ready, clock_b) as b:
+        await seeded(a, "a1", "a2")
+        await seeded(b, "b1")
+        clock_b.ms += LEASE_MS - 1  # a's lease runs until WALL_MS + LEASE_MS: not yet out
+        assert await b.claim_orphans() == []
+        clock_b.ms += 2
+        claimed = await b.claim_orphans()
+        assert [m.id for m in claimed] == ["a1", "a2"]
+        assert b.lease is not None
+        assert set((await owners(b)).values()) == {b.lease.server_id}
+        assert await b.claim_orphans() == []  # once
+
+        # a wakes: whatever it writes now is refused, and nothing of it is stored.
+        with pytest.raises(LeaseLostError):
+            await a.append([event("a1", 2)])
+        with pytest.raises(LeaseLostError):
+            await a.add_player(player("cid"))
+        assert [e.version for e in await b.events("a1")] == [1]
+        assert await b.players(["p-cid"]) == {}
+        assert a.lease is not None
+        assert a.lease.lost
+
+
+async def test_a_renewed_lease_is_not_taken(ready: Database) -> None:
+    clock_a, clock_b = Clock(), Clock()
+    async with server(ready, clock_a) as a, server(ready, clock_b) as b:
+        await seeded(a, "a1")
+        clock_a.ms += LEASE_MS  # a commits (renews) at its own later time...
+        await a.append([event("a1", 2)])
+        clock_b.ms += LEASE_MS + 1  # ...so its lease outlives b's look at it
+        assert await b.claim_orphans() == []
+        await a.append([event("a1", 3)])
+
+
+async def test_a_stopped_server_gives_up_its_lease_at_once(ready: Database) -> None:
+    clock = Clock()
+    async with server(ready, clock) as b:
+        async with server(ready, clock) as a:
+            await seeded(a, "a1")
+        assert [m.id for m in await b.claim_orphans()] == ["a1"]  # no wait for the lease
+        assert a.lease is not None
+        async with b.engine.connect() as conn:
+            gone = await conn.scalar(select(Server.gone).where(Server.id == a.lease.server_id))
+        assert gone is True
+
+
+async def test_matches_from_before_leases_are_adopted_once(ready: Database) -> None:
+    clock = Clock()
+    plain = SqlStore(ready.engine())  # as a release without leases stored them
+    async with plain:
+        await seeded(plain, "old1", "old2")
+        await plain.save_match(match("done", status=MatchStatus.FINISHED))
+    async with server(ready, clock) as a, server(ready, clock) as b:
+        both = await asyncio.gather(a.claim_orphans(), b.claim_orphans())
+        claimed = sorted(m.id for found in both for m in found)
+        assert claimed == ["old1", "old2"]  # each by exactly one of them; not the ended one
+        assert await a.claim_orphans() == []
+        assert await b.claim_orphans() == []
+
+
+async def test_a_starting_service_reclaims_what_its_own_store_left(ready: Database) -> None:
+    clock = Clock()
+    async with server(ready, clock) as a:
+        await seeded(a, "a1")
+        assert await a.claim_orphans() == []
+        assert [m.id for m in await a.claim_orphans(own=True)] == ["a1"]
+
+
+async def test_a_store_without_a_lease_is_one_process_alone(ready: Database) -> None:
+    async with SqlStore(ready.engine()) as alone:
+        await seeded(alone, "m1")
+        assert await alone.claim_orphans() == []
+        assert [m.id for m in await alone.claim_orphans(own=True)] == ["m1"]
+        assert await owners(alone) == {}
