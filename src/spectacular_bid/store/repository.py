@@ -11,9 +11,10 @@ Use it as ``async with SqlStore.open(url) as store: …`` or call :meth:`SqlStor
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Self
+from typing import Final, Self
 
 from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.engine import URL
@@ -32,10 +33,12 @@ from spectacular_bid.service.ports import (
     SessionRecord,
     StorageError,
 )
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
+from spectacular_bid.store.migrate import current_revision, head_revision
 from spectacular_bid.store.models import (
     ChatLine,
     Match,
@@ -61,19 +64,29 @@ from spectacular_bid.store.records import (
 )
 from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 
+READY_TIMEOUT_S: Final = 2.0
+"""How long :meth:`SqlStore.unready_reason` waits for the database: a proxy's health check
+gives up soon after, and a database that slow is not one to send players to."""
+
 
 class SqlStore:
     """A :class:`~spectacular_bid.service.ports.MatchStore` backed by a SQL database."""
 
     def __init__(
-        self, engine: AsyncEngine, *, owns_engine: bool = False, wal: WalPolicy = DEFAULT_WAL
+        self,
+        engine: AsyncEngine,
+        *,
+        owns_engine: bool = False,
+        wal: WalPolicy = DEFAULT_WAL,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self.engine = engine
         self._wal = wal
         self._owns_engine = owns_engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
-        self.writer = GroupCommitWriter(engine)
+        self.writer = GroupCommitWriter(engine, telemetry=telemetry)
         self._checkpointer: WalCheckpointer | None = None
+        self._head: str | None = None
 
     @classmethod
     def open(cls, url: str | URL) -> SqlStore:
@@ -111,6 +124,23 @@ class SqlStore:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    async def unready_reason(self) -> str | None:
+        """None when the database answers within :data:`READY_TIMEOUT_S` with its schema at the
+        migrations' head; else why not. Another process may have migrated (or downgraded) the
+        database since this one started, so the revision is read each time, the head once."""
+        if self._head is None:
+            self._head = head_revision()
+        try:
+            revision = await asyncio.wait_for(current_revision(self.engine), READY_TIMEOUT_S)
+        except TimeoutError:
+            return f"the database did not answer within {READY_TIMEOUT_S:g} s"
+        except Exception as exc:  # whatever the driver raises, the answer is "not ready"
+            return f"the database cannot be reached: {type(exc).__name__}: {exc}"
+        if revision != self._head:
+            found = "has no schema" if revision is None else f"is at revision {revision}"
+            return f"the database {found}, not at the migrations' head {self._head}"
+        return None
 
     # -- writes: through the group-commit writer ------------------------------------------
 

@@ -35,6 +35,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -46,6 +47,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spectacular_bid.service.ports import StorageError
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store.engine import for_writing
 from spectacular_bid.store.models import ChatLine, Match, MatchEvent, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
@@ -100,8 +102,15 @@ class RefusedWriteError(Exception):
 
 
 class GroupCommitWriter:
-    def __init__(self, engine: AsyncEngine, *, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        max_batch: int = MAX_BATCH,
+        telemetry: Telemetry = NO_TELEMETRY,
+    ) -> None:
         self._engine = for_writing(engine)
+        self._telemetry = telemetry
         self._max_batch = max_batch
         self._queue: asyncio.Queue[Write | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -186,6 +195,7 @@ class GroupCommitWriter:
                 _fail(write, StorageError(f"the store closed before {write.what} was stored"))
 
     async def _commit(self, batch: list[Write]) -> None:
+        started = time.perf_counter()
         try:
             await self._transaction(batch, isolated=False)
         except Exception as exc:
@@ -203,6 +213,7 @@ class GroupCommitWriter:
                     _fail(write, _storage_error(write, again))
                 return
         self.batches += 1
+        self._telemetry.batch_committed(time.perf_counter() - started, len(batch))
         for write in batch:
             if write.error is not None:
                 _fail(write, write.error)
