@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from spectacular_bid.store.engine import default_sqlite_url
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+    from spectacular_bid.service.matches import MatchService
     from spectacular_bid.web.settings import WebSettings
 
 SERVE_FLAGS = (
@@ -44,6 +46,8 @@ SERVE_FLAGS = (
     ("matches_per_minute", float, "matches created per guest and per address per minute"),
     ("joins_per_minute", float, "joins per guest and per address per minute"),
     ("open_challenges_per_guest", int, "open lobby challenges waiting per guest"),
+    ("drain_s", float, "on SIGTERM, let live matches play on this long before stopping, s"),
+    ("log_format", str, "text or json (one JSON object per line, with the match id)"),
 )
 """``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
 
@@ -80,8 +84,8 @@ def run_serve(args: argparse.Namespace) -> int:
     imported here, not at the top, so ``specbid board`` stays quick to start. A server that finds
     another one on its database refuses to start: one line on stderr, exit status 1.
     """
-    import uvicorn
     from pydantic import ValidationError
+    from uvicorn.config import STARTUP_FAILURE
 
     from spectacular_bid.store.migrate import SchemaNotAtHeadError
     from spectacular_bid.web.app import check_database, create_app, served
@@ -106,23 +110,37 @@ def run_serve(args: argparse.Namespace) -> int:
     raise_descriptor_limit()
     refusal = _Refusal()
     app.add_middleware(_QuietRefusal, refusal=refusal)
-    try:
-        uvicorn.run(
-            served(app),
-            host=settings.host,
-            port=settings.port,
-            **connection_options(settings),
-            loop="uvloop",
-            lifespan="on",
-            log_level=args.log_level,
-        )
-    except SystemExit:  # uvicorn's own status (3) for a failed start-up
-        if refusal.error is None:
-            raise
+    started = run_uvicorn(served(app), app.state.service, settings, args.log_level)
+    if not started and refusal.error is None:
+        raise SystemExit(STARTUP_FAILURE)  # what uvicorn.run() exits with then
     if refusal.error is not None:
         print(f"error: {refusal.error}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def run_uvicorn(app: ASGIApp, service: MatchService, settings: WebSettings, log_level: str) -> bool:
+    """What ``uvicorn.run()`` does for one process, with :class:`DrainingServer` (a stop signal
+    drains first, ``web/drain.py``) and the log format of the settings; whether it started."""
+    import uvicorn
+
+    from spectacular_bid.web.drain import DrainingServer
+    from spectacular_bid.web.logs import log_config
+
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        **connection_options(settings),
+        loop="uvloop",
+        lifespan="on",
+        log_level=log_level,
+        log_config=log_config(settings.log_format),
+    )
+    server = DrainingServer(config, service, settings.drain_s)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run() does
+        server.run()
+    return server.started
 
 
 def connection_options(settings: WebSettings) -> dict[str, Any]:

@@ -121,6 +121,15 @@ class WebSettings(BaseSettings):
     finished_ttl_ms: int = Field(default=300_000, ge=0)
     """How long a finished match stays in memory; afterwards it is read from the database."""
 
+    # -- operations (issue 13 item 7) --
+    drain_s: float = Field(default=0.0, ge=0)
+    """On the first SIGTERM, refuse new matches and let the live ones play on for up to this
+    long before stopping (``web/drain.py``); 0 stops at once. A container runtime must wait
+    longer than this before it kills the process."""
+    log_format: Literal["text", "json"] = "text"
+    """``json``: one JSON object per log line, with the match id when there is one
+    (``web/logs.py``)."""
+
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:
