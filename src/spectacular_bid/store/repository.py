@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Final, Self
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, func, inspect, or_, select, text
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker
 
@@ -38,7 +38,7 @@ from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
-from spectacular_bid.store.migrate import current_revision, head_revision
+from spectacular_bid.store.migrate import head_revision
 from spectacular_bid.store.models import (
     ChatLine,
     Match,
@@ -132,7 +132,7 @@ class SqlStore:
         if self._head is None:
             self._head = head_revision()
         try:
-            revision = await asyncio.wait_for(current_revision(self.engine), READY_TIMEOUT_S)
+            revision = await asyncio.wait_for(_revision(self.engine), READY_TIMEOUT_S)
         except TimeoutError:
             return f"the database did not answer within {READY_TIMEOUT_S:g} s"
         except Exception as exc:  # whatever the driver raises, the answer is "not ready"
@@ -365,3 +365,14 @@ class SqlStore:
         async with self._sessions() as session:
             rows = [rating_change_record(row) for row in await session.scalars(latest)]
         return rows[::-1]
+
+
+async def _revision(engine: AsyncEngine) -> str | None:
+    """The database's Alembic revision, or None without the schema: read with one query, not
+    through Alembic's migration context, which logs two lines each time (a proxy asks every few
+    seconds)."""
+    async with engine.connect() as conn:
+        if not await conn.run_sync(lambda sync: inspect(sync).has_table("alembic_version")):
+            return None
+        found = await conn.scalar(text("SELECT version_num FROM alembic_version"))
+        return str(found) if found is not None else None
