@@ -110,9 +110,12 @@ def run_serve(args: argparse.Namespace) -> int:
     raise_descriptor_limit()
     refusal = _Refusal()
     app.add_middleware(_QuietRefusal, refusal=refusal)
-    started = run_uvicorn(served(app), app.state.service, settings, args.log_level)
-    if not started and refusal.error is None:
-        raise SystemExit(STARTUP_FAILURE)  # what uvicorn.run() exits with then
+    try:
+        if not run_uvicorn(served(app), app.state.service, settings, args.log_level):
+            raise SystemExit(STARTUP_FAILURE)  # as uvicorn.run() does
+    except SystemExit:  # uvicorn's own status (3) for a failed start-up
+        if refusal.error is None:
+            raise
     if refusal.error is not None:
         print(f"error: {refusal.error}", file=sys.stderr)
         return EXIT_FAILED
