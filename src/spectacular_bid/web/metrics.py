@@ -8,7 +8,8 @@ app's own counts, so a socket or a match costs nothing to count; each histogram 
 ``observe`` (a bucket search and an addition under a lock), cheap enough for every command.
 
 Times are in seconds, as Prometheus names them (``…_seconds``), though the service measures in
-whole milliseconds: the buckets below 1 ms only ever hold the zeros.
+whole milliseconds (the store's commit time excepted): the first bucket, up to 1 ms, holds the
+readings of 0 and 1 ms.
 """
 
 from __future__ import annotations
