@@ -62,14 +62,23 @@ class Layer:
     """Parts of ``spectacular_bid`` it may import (its own part included)."""
     third_party: bool = False
     banned_stdlib: frozenset[str] = frozenset()
+    banned_third_party: frozenset[str] = frozenset()
 
 
-def _layer(*internal: str, third_party: bool = False, pure: bool = False) -> Layer:
+def _layer(
+    *internal: str, third_party: bool = False, pure: bool = False, measures: bool = True
+) -> Layer:
     return Layer(
         frozenset(internal),
         third_party=third_party,
         banned_stdlib=IMPURE_STDLIB if pure else frozenset(),
+        banned_third_party=frozenset() if measures else METRICS_LIBRARIES,
     )
+
+
+METRICS_LIBRARIES = frozenset({"prometheus_client"})
+"""The service and the store report what they measure through ``service/telemetry.py``, a plain
+interface; the metrics library is the web layer's (issue 13 item 7)."""
 
 
 ROOT = "(package root)"
@@ -79,8 +88,8 @@ LAYERS: dict[str, Layer] = {
     ROOT: _layer(ROOT),
     "rules": _layer(ROOT, "rules", pure=True),
     "clock": _layer(ROOT, "rules", "clock", pure=True),
-    "service": _layer(ROOT, "rules", "clock", "service", third_party=True),
-    "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True),
+    "service": _layer(ROOT, "rules", "clock", "service", third_party=True, measures=False),
+    "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True, measures=False),
     "web": _layer(ROOT, "rules", "clock", "service", "store", "web", third_party=True),
     "bench": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
     "cli": _layer(
@@ -156,6 +165,8 @@ def check_source(
                 problems.append(f"{where}: {layer_name} must stay pure (no {top})")
         elif not layer.third_party:
             problems.append(f"{where}: {layer_name} may import only the standard library")
+        elif top in layer.banned_third_party:
+            problems.append(f"{where}: {layer_name} reports through service/telemetry.py")
     composes = layer_name not in ("store", "service") and {"store", "service"} <= parts_used
     if composes and not any(_is_within(module, root) for root in COMPOSITION_ROOTS):
         problems.append(
@@ -307,6 +318,24 @@ def test_every_part_has_a_row() -> None:
                 "may not import store"
             ],
             id="service-store",
+        ),
+        pytest.param(
+            "spectacular_bid.service.actor",
+            "from prometheus_client import Histogram\n",
+            [
+                "spectacular_bid.service.actor:1 imports prometheus_client: service reports "
+                "through service/telemetry.py"
+            ],
+            id="service-metrics-library",
+        ),
+        pytest.param(
+            "spectacular_bid.store.writer",
+            "import prometheus_client\n",
+            [
+                "spectacular_bid.store.writer:1 imports prometheus_client: store reports "
+                "through service/telemetry.py"
+            ],
+            id="store-metrics-library",
         ),
         pytest.param(
             "spectacular_bid.store.repository",

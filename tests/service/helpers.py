@@ -37,6 +37,7 @@ from spectacular_bid.service.ports import JSON, MatchMode, Player, PlayerRecord
 from spectacular_bid.service.refusals import Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import MatchState
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
 from spectacular_bid.web.room import Room, Rooms, RoomSettings, Subscriber
 
@@ -269,6 +270,7 @@ class Tables:
         join: bool = True,
         start_monitor: bool = False,
         accounts: bool = False,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> Table:
         """A new match created by Ann (and joined by Bo unless ``join`` is false or the match is
         on a shared device) on its own service, timed by ``time_source`` (real monotonic time
@@ -277,7 +279,9 @@ class Tables:
         for player in (ANN, BO, CY):  # guests, as the web layer makes them
             await store.add_player(PlayerRecord(player.id, player.name, token_hash(player.id), 0))
         now_ms = time_source or monotonic_ms
-        service = MatchService(store, settings, now_ms=now_ms, deck_source_for=deck_source_for)
+        service = MatchService(
+            store, settings, now_ms=now_ms, deck_source_for=deck_source_for, telemetry=telemetry
+        )
         self._services.append(service)
         if start_monitor:
             await service.start()

@@ -28,7 +28,7 @@ import random
 from collections import Counter
 from typing import ClassVar
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -668,10 +668,19 @@ REACHED = (
 )
 
 
+RUN_SEED = 20_261_202
+"""The runs' seed, fixed. ``derandomize`` alone did not fix them: the seed it derives for a state
+machine changed with what the same process had run before (the same file passed alone and
+missed every block end after ``tests/durable``), so the tally below held or failed by the
+suite's order."""
+
+
 def run(machine: type[MachineRun], max_examples: int) -> Counter[str]:
     """Run ``machine`` and return what its runs reached."""
     TALLY.clear()
-    run_state_machine_as_test(machine, settings=settings(RUN_SETTINGS, max_examples=max_examples))
+    run_state_machine_as_test(
+        seed(RUN_SEED)(machine), settings=settings(RUN_SETTINGS, max_examples=max_examples)
+    )
     return Counter(TALLY)
 
 

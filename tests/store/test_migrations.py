@@ -3,6 +3,7 @@ every backend, and the models agree with what they make."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -153,3 +154,13 @@ def test_alembic_command_line_upgrades_and_downgrades(tmp_path: Path) -> None:
     assert head_revision() in alembic("current")
     alembic("downgrade", "base")
     assert head_revision() not in alembic("current")
+
+
+async def test_servers_starting_together_upgrade_once(database: Database) -> None:
+    """Several servers starting at once on an empty database (issue 13): one makes the schema,
+    the others wait for it and find it at head; none fails."""
+    engines = [database.engine() for _ in range(3)]
+    await asyncio.gather(*(upgrade_to_head(engine) for engine in engines))
+    for engine in engines:
+        assert await current_revision(engine) == head_revision()
+    assert await table_names(engines[0]) >= TABLES

@@ -7,11 +7,13 @@ from typing import Any
 
 import pytest
 import uvicorn
-from fastapi import FastAPI
+from uvicorn.config import LOGGING_CONFIG
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from spectacular_bid import cli
+from spectacular_bid.web.drain import DrainingServer
+from spectacular_bid.web.logs import JsonFormatter
 from spectacular_bid.web.messages import schema_text
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.ws import MatchSocketEndpoint
@@ -19,13 +21,16 @@ from spectacular_bid.web.ws import MatchSocketEndpoint
 
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The uvicorn configuration ``specbid serve`` would run, and its server (not run)."""
     calls: dict[str, Any] = {}
 
-    def fake_run(app: FastAPI, **options: Any) -> None:
-        calls["app"] = app
-        calls.update(options)
+    def fake_run(server: DrainingServer, sockets: object = None) -> None:
+        calls.update(vars(server.config), server=server)
+        server.started = True
 
-    monkeypatch.setattr(uvicorn, "run", fake_run)
+    monkeypatch.setattr(DrainingServer, "run", fake_run)
+    # Configuring logging is the process's business, not a test's: it would replace pytest's.
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda _config: None)
     return calls
 
 
@@ -75,3 +80,20 @@ def test_schema_prints_the_checked_in_text(
     target = tmp_path / "schema.json"
     assert cli.main(["schema", "-o", str(target)]) == 0
     assert target.read_text(encoding="utf-8") == schema_text()
+
+
+def test_drain_and_log_format_reach_the_server(
+    served: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SPECBID_LOG_FORMAT", "json")
+    assert cli.main(["serve", "--drain-s", "300"]) == 0
+    server = served["server"]
+    assert isinstance(server, DrainingServer)
+    assert server.drain_s == 300
+    assert served["log_config"]["formatters"]["json"]["()"] is JsonFormatter
+
+
+def test_by_default_a_signal_stops_at_once_with_uvicorns_logs(served: dict[str, Any]) -> None:
+    assert cli.main(["serve"]) == 0
+    assert served["server"].drain_s == 0
+    assert served["log_config"] is LOGGING_CONFIG

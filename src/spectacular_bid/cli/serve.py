@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,9 @@ from spectacular_bid.cli.exit_status import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 from spectacular_bid.store.engine import default_sqlite_url
 
 if TYPE_CHECKING:
+    from starlette.types import ASGIApp
+
+    from spectacular_bid.service.matches import MatchService
     from spectacular_bid.web.settings import WebSettings
 
 SERVE_FLAGS = (
@@ -42,6 +46,8 @@ SERVE_FLAGS = (
     ("matches_per_minute", float, "matches created per guest and per address per minute"),
     ("joins_per_minute", float, "joins per guest and per address per minute"),
     ("open_challenges_per_guest", int, "open lobby challenges waiting per guest"),
+    ("drain_s", float, "on SIGTERM, let live matches play on this long before stopping, s"),
+    ("log_format", str, "text or json (one JSON object per line, with the match id)"),
 )
 """``specbid serve`` flags, each overriding its ``SPECBID_*`` environment variable."""
 
@@ -78,7 +84,6 @@ def run_serve(args: argparse.Namespace) -> int:
     imported here, not at the top, so ``specbid board`` stays quick to start. Several servers
     may share one database, each running the matches it made (``store.leases``).
     """
-    import uvicorn
     from pydantic import ValidationError
 
     from spectacular_bid.store.migrate import SchemaNotAtHeadError
@@ -102,16 +107,33 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"error: cannot open the database: {exc}", file=sys.stderr)
             return EXIT_FAILED
     raise_descriptor_limit()
-    uvicorn.run(
-        served(app),
+    if not run_uvicorn(served(app), app.state.service, settings, args.log_level):
+        return EXIT_FAILED  # the start-up failed, and uvicorn logged why
+    return EXIT_OK
+
+
+def run_uvicorn(app: ASGIApp, service: MatchService, settings: WebSettings, log_level: str) -> bool:
+    """What ``uvicorn.run()`` does for one process, with :class:`DrainingServer` (a stop signal
+    drains first, ``web/drain.py``) and the log format of the settings; whether it started."""
+    import uvicorn
+
+    from spectacular_bid.web.drain import DrainingServer
+    from spectacular_bid.web.logs import log_config
+
+    config = uvicorn.Config(
+        app,
         host=settings.host,
         port=settings.port,
         **connection_options(settings),
         loop="uvloop",
         lifespan="on",
-        log_level=args.log_level,
+        log_level=log_level,
+        log_config=log_config(settings.log_format),
     )
-    return EXIT_OK
+    server = DrainingServer(config, service, settings.drain_s)
+    with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run() does
+        server.run()
+    return server.started
 
 
 def connection_options(settings: WebSettings) -> dict[str, Any]:

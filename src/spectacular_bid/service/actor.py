@@ -43,6 +43,7 @@ from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Transition, timers
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry, current_match
 from spectacular_bid.service.timesource import MsSource
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class MatchActor:
         wall_ms: MsSource,
         is_loop_healthy: Callable[[int, int], bool],
         on_change: Callable[[MatchActor], None] | None = None,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self.id = match_id
         self.state = state
@@ -112,6 +114,7 @@ class MatchActor:
         self._wall_ms = wall_ms
         self._is_loop_healthy = is_loop_healthy
         self._on_change = on_change
+        self._telemetry = telemetry
         self._listeners: list[Listener] = []
         self._queue: Mailbox[Mail] = Mailbox()
         self._task: asyncio.Task[None] | None = None
@@ -210,6 +213,7 @@ class MatchActor:
     # -- the consumer -----------------------------------------------------------------------
 
     async def _run(self) -> None:
+        current_match.set(self.id)  # this task's own context: its logs name the match
         while True:
             mail = await self._queue.get()
             try:
@@ -224,13 +228,19 @@ class MatchActor:
             await self._guard_timing()
             submit = Submit(mail.player_id, mail.command, mail.version, mail.received_ms, mail.seat)
             outcome = await self._advance(submit)
+            if _applied(outcome):
+                self._telemetry.command_applied(self._now_ms() - mail.received_ms)
             _answer(mail.reply, outcome, self.state.version)
         elif isinstance(mail, _Join):
             outcome = await self._advance(Join(mail.player))
             seats = self.state.seats_of(mail.player.id)
             _answer(mail.reply, outcome, seats[0] if seats else Seat.SECOND)
         elif isinstance(mail, _Timer):
-            await self._advance(self._timer_input(mail.kind))
+            timer_input = self._timer_input(mail.kind)
+            due_ms = self.state.clock.deadline_ms() if isinstance(timer_input, FlagDue) else None
+            outcome = await self._advance(timer_input)
+            if due_ms is not None and _applied(outcome):
+                self._telemetry.flag_fell(self._now_ms() - due_ms)
         else:
             await self._advance(LoopStalled())
 
@@ -301,6 +311,12 @@ class MatchActor:
 
     def _arm_all(self, *, retry: bool = False) -> None:
         self._alarms.arm(timers(self.state), self._now_ms(), retry=retry)
+
+
+def _applied(outcome: Transition | Rejection) -> bool:
+    """Whether ``outcome`` stored a version that was what its input asked for (not a refusal,
+    not a command that only flagged its own late seat)."""
+    return isinstance(outcome, Transition) and outcome.entry is not None and outcome.reply is None
 
 
 def _answer(reply: asyncio.Future[T], outcome: Transition | Rejection, value: T) -> None:

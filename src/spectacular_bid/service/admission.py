@@ -17,6 +17,10 @@ when it is created: the join of its second seat belongs to it and is never refus
 
 Once busy, the server stays busy for :data:`HOLD_MS` after the last busy reading, so a burst of
 creations does not slip through between two ticks (hysteresis).
+
+A server that is **draining** (asked to stop, issue 13 item 7: ``web/drain.py``) is busy for good:
+it takes no new match, so a client retries and, through the proxy, reaches a server that stays,
+while the matches already here play on to their end.
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ class Admission:
         self._lags: deque[int] = deque(maxlen=LAG_WINDOW_TICKS)
         self._cpu_samples: deque[tuple[int, int]] = deque()
         self._busy_until_ms = -1
+        self.draining = False
+        """Set once by :meth:`start_draining`; never cleared (the process is stopping)."""
         self._started_ms: int | None = None
         self.admitted = 0
         self.refused = 0
@@ -113,13 +119,26 @@ class Admission:
         limit = cap.max_live_matches
         return count_matches and limit is not None and load.live_matches >= limit
 
+    def start_draining(self) -> None:
+        """Refuse every new match from now on: the server is about to stop."""
+        self.draining = True
+
     def is_busy(self, live_matches: int) -> bool:
         """Whether new matches are refused now, with ``live_matches`` in memory."""
+        if self.draining:
+            return True
         over = self._over(self.load(live_matches))
         return over or self._now_ms() < self._busy_until_ms
 
     def admit(self, live_matches: int, what: str) -> None:
         """Raise ``server_busy`` if the server should take no new ``what`` now."""
+        if self.draining:
+            self.refused += 1
+            raise Rejection(
+                ErrorCode.SERVER_BUSY,
+                f"the server is shutting down and takes no new {what}; try again shortly",
+                retry_after_s=RETRY_AFTER_S,
+            )
         if self.is_busy(live_matches):
             self.refused += 1
             load = self.load(live_matches)

@@ -52,6 +52,7 @@ from spectacular_bid.service.rematches import Rematches
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import new_match
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class MatchService:
         deck_source_for: Callable[[str], DeckSource] | None = None,
         finished_ttl_ms: int = FINISHED_TTL_MS,
         cpu_ms: MsSource = cpu_ms,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         if finished_ttl_ms < 0:
             raise ValueError(f"finished_ttl_ms must be >= 0, got {finished_ttl_ms!r}")
@@ -82,6 +84,7 @@ class MatchService:
         self.now_ms = now_ms
         self.wall_ms = wall_ms
         self.finished_ttl_ms = finished_ttl_ms
+        self.telemetry = telemetry
         self._actors: dict[str, MatchActor] = {}
         self._evictions: dict[str, asyncio.TimerHandle] = {}
         self._closing: set[asyncio.Task[None]] = set()
@@ -101,7 +104,7 @@ class MatchService:
             self.settings.lag_threshold_ms,
             self.settings.lag_tick_ms,
             self._on_stall,
-            self.admission.on_tick,
+            self._on_tick,
         )
         self.failover = Failover(
             store, now_ms, self.wall_ms, self.settings.orphan_scan_ms, self._lease_lost
@@ -131,6 +134,10 @@ class MatchService:
             await actor.close()
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+
+    def _on_tick(self, now_ms: int, lag_ms: int) -> None:
+        self.admission.on_tick(now_ms, lag_ms)
+        self.telemetry.loop_ticked(max(0, lag_ms))
 
     def _on_stall(self, _lag_ms: int) -> None:
         for actor in self._actors.values():
@@ -167,6 +174,7 @@ class MatchService:
             self.wall_ms,
             self.lag.is_healthy,
             self._on_actor_change,
+            self.telemetry,
         )
         self._actors[match_id] = actor
         await actor.open()

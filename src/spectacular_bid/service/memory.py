@@ -35,6 +35,9 @@ class InMemoryStore:
         self.fail_appends = False
         """Test switch: make every append fail, as a broken database would."""
 
+    async def unready_reason(self) -> str | None:
+        return None  # memory is always there
+
     async def add_player(self, player: PlayerRecord) -> None:
         self._players[player.id] = player
         self._by_token[player.token_hash] = player.id

@@ -193,6 +193,12 @@ class LeaseLostError(StorageError):
 
 
 class MatchStore(Protocol):
+    async def unready_reason(self) -> str | None:
+        """Why the store cannot serve now — its database unreachable, its schema not the one
+        this program needs — or None when it can. A proxy sends a replica nothing while it says
+        why (``/readyz``, issue 13 item 7), so it must answer quickly and never raise."""
+        ...
+
     async def add_player(self, player: PlayerRecord) -> None: ...
 
     async def player_by_token_hash(self, token_hash: str) -> PlayerRecord | None: ...

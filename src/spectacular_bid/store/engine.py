@@ -17,6 +17,7 @@ PostgreSQL is reached through asyncpg; a ``postgresql://`` or ``postgres://`` UR
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any, Final
 
@@ -127,6 +128,27 @@ def for_writing(engine: AsyncEngine) -> AsyncEngine:
     return engine.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
 
 
+WAL_TRIES: Final = 100
+"""How many times (50 ms apart) a connection tries to put a new file in WAL mode while another
+holds it: SQLite's busy timeout does not cover that switch."""
+
+
+def _use_wal(cursor: Any) -> None:
+    """WAL mode, which a file keeps once set. Only a new file needs the switch, and when
+    several servers start together on it (issue 13) one may be migrating it in a transaction:
+    the switch then fails at once as ``database is locked``, so it is tried again until the
+    first server's transaction is done."""
+    for _ in range(WAL_TRIES - 1):
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except Exception as exc:  # the driver's OperationalError, through its async adapter
+            if "database is locked" not in str(exc):
+                raise
+            time.sleep(0.05)
+    cursor.execute("PRAGMA journal_mode = WAL")
+
+
 def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
     sync_engine = engine.sync_engine
 
@@ -137,7 +159,7 @@ def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _use_wal(cursor)
             cursor.execute(f"PRAGMA synchronous = {synchronous}")
             # Checkpoints run in the store's background thread (SqlStore), never inside a
             # player's commit: a checkpoint syncs the database file and would be the slowest

@@ -19,7 +19,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import make_url
+from sqlalchemy import make_url, text
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -71,9 +71,22 @@ def _with_connection(action: Callable[[Config], None]) -> Callable[[Connection],
     return run
 
 
+MIGRATION_LOCK_KEY: Final = 0x5BEC_B1D0_0000_0001
+"""PostgreSQL's advisory lock around an upgrade (any fixed 64-bit key of ours)."""
+
+
 async def upgrade_to_head(target: str | URL | AsyncEngine) -> None:
-    """Run every migration the database lacks, in one transaction."""
+    """Run every migration the database lacks, in one transaction.
+
+    Several servers may start together on one database (issue 13): one upgrades, the others wait
+    for it and then find the schema at head. On SQLite the transaction's ``BEGIN IMMEDIATE``
+    makes them wait; on PostgreSQL, whose DDL takes no such lock, a transaction-scoped advisory
+    lock does (two concurrent ``CREATE TABLE`` would otherwise fail one server's start).
+    """
     async with _engine(target) as engine, for_writing(engine).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            lock = text("SELECT pg_advisory_xact_lock(:key)")
+            await connection.execute(lock, {"key": MIGRATION_LOCK_KEY})
         await connection.run_sync(_with_connection(lambda c: command.upgrade(c, "head")))
 
 

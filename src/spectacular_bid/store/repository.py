@@ -11,12 +11,13 @@ Use it as ``async with SqlStore.open(url) as store: …`` or call :meth:`SqlStor
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Self
+from typing import Final, Self
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, func, inspect, or_, select, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
@@ -34,11 +35,13 @@ from spectacular_bid.service.ports import (
     SessionRecord,
     StorageError,
 )
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
 from spectacular_bid.store.leases import Lease
+from spectacular_bid.store.migrate import head_revision
 from spectacular_bid.store.models import (
     ChatLine,
     Match,
@@ -65,6 +68,9 @@ from spectacular_bid.store.records import (
 from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
 
 log = logging.getLogger(__name__)
+READY_TIMEOUT_S: Final = 2.0
+"""How long :meth:`SqlStore.unready_reason` waits for the database: a proxy's health check
+gives up soon after, and a database that slow is not one to send players to."""
 
 
 class SqlStore:
@@ -77,6 +83,7 @@ class SqlStore:
         owns_engine: bool = False,
         wal: WalPolicy = DEFAULT_WAL,
         lease: Lease | None = None,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self.engine = engine
         self._wal = wal
@@ -91,8 +98,10 @@ class SqlStore:
             engine,
             fence=lease.fence if lease is not None else None,
             owner=lease.server_id if lease is not None else None,
+            telemetry=telemetry,
         )
         self._checkpointer: WalCheckpointer | None = None
+        self._head: str | None = None
 
     @classmethod
     def open(cls, url: str | URL, lease: Lease | None = None) -> SqlStore:
@@ -137,6 +146,23 @@ class SqlStore:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    async def unready_reason(self) -> str | None:
+        """None when the database answers within :data:`READY_TIMEOUT_S` with its schema at the
+        migrations' head; else why not. Another process may have migrated (or downgraded) the
+        database since this one started, so the revision is read each time, the head once."""
+        if self._head is None:
+            self._head = head_revision()
+        try:
+            revision = await asyncio.wait_for(_revision(self.engine), READY_TIMEOUT_S)
+        except TimeoutError:
+            return f"the database did not answer within {READY_TIMEOUT_S:g} s"
+        except Exception as exc:  # whatever the driver raises, the answer is "not ready"
+            return f"the database cannot be reached: {type(exc).__name__}: {exc}"
+        if revision != self._head:
+            found = "has no schema" if revision is None else f"is at revision {revision}"
+            return f"the database {found}, not at the migrations' head {self._head}"
+        return None
 
     # -- writes: through the group-commit writer ------------------------------------------
 
@@ -377,3 +403,14 @@ class SqlStore:
         async with self._sessions() as session:
             rows = [rating_change_record(row) for row in await session.scalars(latest)]
         return rows[::-1]
+
+
+async def _revision(engine: AsyncEngine) -> str | None:
+    """The database's Alembic revision, or None without the schema: read with one query, not
+    through Alembic's migration context, which logs two lines each time (a proxy asks every few
+    seconds)."""
+    async with engine.connect() as conn:
+        if not await conn.run_sync(lambda sync: inspect(sync).has_table("alembic_version")):
+            return None
+        found = await conn.scalar(text("SELECT version_num FROM alembic_version"))
+        return str(found) if found is not None else None

@@ -40,6 +40,7 @@ import contextlib
 import functools
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -51,6 +52,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spectacular_bid.service.ports import LeaseLostError, StorageError
+from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store.engine import for_writing
 from spectacular_bid.store.models import ChatLine, Match, MatchEvent, MatchOwner, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
@@ -115,8 +117,10 @@ class GroupCommitWriter:
         max_batch: int = MAX_BATCH,
         fence: Change | None = None,
         owner: str | None = None,
+        telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
         self._engine = for_writing(engine)
+        self._telemetry = telemetry
         self._max_batch = max_batch
         self._fence = fence
         self._owner = owner
@@ -203,6 +207,7 @@ class GroupCommitWriter:
                 _fail(write, StorageError(f"the store closed before {write.what} was stored"))
 
     async def _commit(self, batch: list[Write]) -> None:
+        started = time.perf_counter()
         try:
             await self._transaction(batch, isolated=False)
         except LeaseLostError as lost:
@@ -224,6 +229,7 @@ class GroupCommitWriter:
                     _fail(write, _storage_error(write, again))
                 return
         self.batches += 1
+        self._telemetry.batch_committed(time.perf_counter() - started, len(batch))
         for write in batch:
             if write.error is not None:
                 _fail(write, write.error)

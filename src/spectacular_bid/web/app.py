@@ -3,9 +3,11 @@
 ``create_app`` wires the store — the one it is given (tests pass an ``InMemoryStore``), else a
 :class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite
 file in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings,
-the routers and the error envelope. For the lifetime of the app it runs the store (its database
-locked against a second server first, then its schema brought to the migrations' head, or checked
-to be there), then the service: its start-up recovery (D5), its lag monitor and its match actors.
+the routers and the error envelope, and the operations kit (issue 13 item 7): the probes and the
+Prometheus metrics that the service and the store feed. For the lifetime of the app it runs the
+store (its database locked against a second server first, then its schema brought to the
+migrations' head, or checked to be there), then the service: its start-up recovery (D5), its lag
+monitor and its match actors.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from spectacular_bid.web.busy_gate import BusyGate
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.csrf import OriginCheck
 from spectacular_bid.web.http_limits import HttpLimits
+from spectacular_bid.web.metrics import Metrics
+from spectacular_bid.web.metrics import router as metrics_router
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes import (
     accounts,
@@ -42,6 +46,7 @@ from spectacular_bid.web.routes import (
     lobby,
     matches,
     players,
+    probes,
     rematch,
     replays,
     session,
@@ -66,15 +71,13 @@ def create_app(
     collection walks them all and stalls every match.
     """
     settings = settings if settings is not None else WebSettings()
+    metrics = Metrics()
     database: SqlStore | None = None
     if store is None:
-        url = resolve_url(settings.database_url, settings.data_dir)
-        lease = Lease.new(settings.lease_ms)
-        database = SqlStore(create_engine(url, make_folder=False), owns_engine=True, lease=lease)
-        store = database
-    service = MatchService(
-        store, settings.service_settings(), finished_ttl_ms=settings.finished_ttl_ms
-    )
+        store = database = _sql_store(settings, metrics)
+    service_settings = settings.service_settings()
+    ttl_ms = settings.finished_ttl_ms
+    service = MatchService(store, service_settings, finished_ttl_ms=ttl_ms, telemetry=metrics)
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
     collector = Collector(service.any_clock_running) if manage_collector else None
@@ -108,10 +111,25 @@ def create_app(
     app.state.collector = collector
     app.state.http_limits = HttpLimits(settings)
     app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)
+    install_operations(app, store, metrics)
     errors.install(app)
     install_routes(app, settings.static_folder())
     install_middleware(app)
     return app
+
+
+def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> None:
+    """What ``/readyz`` and ``/metrics`` read (issue 13 item 7): the store, the optional
+    dependencies — none yet; Redis joins them with the relay between replicas — and the
+    metrics, whose gauges read the sockets, the live matches and the drain at each scrape."""
+    service: MatchService = app.state.service
+    caps: SocketCaps = app.state.socket_caps
+    app.state.store = store
+    app.state.optional = []
+    metrics.read_gauges(
+        lambda: caps.open_sockets, service.live_count, lambda: service.admission.draining
+    )
+    app.state.metrics = metrics
 
 
 def install_middleware(app: FastAPI) -> None:
@@ -143,6 +161,8 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(players.router)
     app.include_router(lobby.router)
     app.include_router(health.router)
+    app.include_router(probes.router)
+    app.include_router(metrics_router)
     app.include_router(board.router)
     if static is not None:
         app.include_router(pages_router(static))
@@ -197,6 +217,14 @@ def _require_file(engine: AsyncEngine) -> None:
             f"there is no database at {path}: start once without --no-upgrade to create it, "
             "or run `alembic upgrade head`"
         )
+
+
+def _sql_store(settings: WebSettings, metrics: Metrics) -> SqlStore:
+    """The store on the database the settings name, its commits timed into ``metrics``."""
+    url = resolve_url(settings.database_url, settings.data_dir)
+    engine = create_engine(url, make_folder=False)
+    lease = Lease.new(settings.lease_ms)  # this server's own matches (issue 13 item 1)
+    return SqlStore(engine, owns_engine=True, lease=lease, telemetry=metrics)
 
 
 def _version() -> str:

@@ -124,6 +124,15 @@ class WebSettings(BaseSettings):
     """How long this server's lease on its matches outlives its last commit: a peer on the same
     database ends the matches of a server silent this long (issue 13 item 3)."""
 
+    # -- operations (issue 13 item 7) --
+    drain_s: float = Field(default=0.0, ge=0)
+    """On the first SIGTERM, refuse new matches and let the live ones play on for up to this
+    long before stopping (``web/drain.py``); 0 stops at once. A container runtime must wait
+    longer than this before it kills the process."""
+    log_format: Literal["text", "json"] = "text"
+    """``json``: one JSON object per log line, with the match id when there is one
+    (``web/logs.py``)."""
+
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:

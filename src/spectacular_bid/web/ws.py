@@ -37,6 +37,7 @@ from spectacular_bid.service.ports import Player, StorageError
 from spectacular_bid.service.ratelimit import TokenBucket
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
+from spectacular_bid.service.telemetry import current_match
 from spectacular_bid.web.appstate import rooms_of, service_of, settings_of
 from spectacular_bid.web.chat_messages import ClientChat, chat_text
 from spectacular_bid.web.frame_decode import (
@@ -143,6 +144,7 @@ async def _serve(
     try:
         since, audience = _connect_params(websocket.query_params)
         actor = await service.find(match_id)
+        current_match.set(match_id)  # this connection's task: its log lines name the match
         if isinstance(actor, Rebuilt):
             shown = audience_for(actor.state, player, audience)
             await _send_ended(websocket, rooms.state_text(actor, shown))
