@@ -10,7 +10,6 @@ import asyncio
 from typing import Final
 
 import sqlalchemy as sa
-from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.service.ports import MatchStatus
@@ -20,19 +19,11 @@ from spectacular_bid.store.repository import SqlStore
 
 from .conftest import Database
 from .factories import event, match, seed
+from .test_migration_chat import tables
 from .test_migration_ratings import migrate
 
 PREVIOUS: Final = "7a1c3e5f9b20"
 REVISION: Final = "9c3d5e7f1a42"
-
-
-def _tables(connection: Connection) -> set[str]:
-    return set(sa.inspect(connection).get_table_names())
-
-
-async def tables(engine: AsyncEngine) -> set[str]:
-    async with engine.connect() as conn:
-        return await conn.run_sync(_tables)
 
 
 async def earlier_release_database(database: Database) -> AsyncEngine:
