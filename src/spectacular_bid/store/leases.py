@@ -49,6 +49,12 @@ from spectacular_bid.store.engine import for_writing
 from spectacular_bid.store.models import Match, MatchOwner, Server, datetime_from_ms
 
 LIVE: Final = (MatchStatus.WAITING.value, MatchStatus.ACTIVE.value)
+RENEW_QMARK: Final = "UPDATE server SET lease_until_ms = ? WHERE id = ? AND epoch = ? AND NOT gone"
+RENEW_NUMBERED: Final = (
+    RENEW_QMARK.replace("?", "$1", 1).replace("?", "$2", 1).replace("?", "$3", 1)
+)
+"""The renewal and fence (:meth:`Lease.fence`) in the driver's own parameter style: SQLite's
+``?``, asyncpg's ``$n``."""
 
 
 @dataclass(eq=False)
@@ -84,13 +90,17 @@ class Lease:
         self.registered = True
 
     async def fence(self, conn: AsyncConnection) -> None:
-        """Renew the lease inside ``conn``'s transaction, or raise :class:`LeaseLostError`."""
+        """Renew the lease inside ``conn``'s transaction, or raise :class:`LeaseLostError`.
+
+        It runs before every commit, so it is one statement sent as text straight to the driver:
+        building and compiling it through SQLAlchemy each time cost the loop more than running
+        it (as for the events' insert, ``store.writer``)."""
         if self.lost:
             raise self._error()
-        result = await conn.execute(
-            update(Server)
-            .where(Server.id == self.server_id, Server.epoch == self.epoch, Server.gone.is_(False))
-            .values(lease_until_ms=self.now_ms() + self.lease_ms)
+        numbered = conn.dialect.paramstyle == "numeric_dollar"
+        result = await conn.exec_driver_sql(
+            RENEW_NUMBERED if numbered else RENEW_QMARK,
+            (self.now_ms() + self.lease_ms, self.server_id, self.epoch),
         )
         if result.rowcount != 1:
             self.lost = True
