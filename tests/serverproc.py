@@ -35,7 +35,9 @@ def clean_environment() -> dict[str, str]:
     """The environment without the shell's server settings, but with the suite's lenient
     guards (``lenient.py``)."""
     kept = {
-        k: v for k, v in os.environ.items() if not k.startswith("SPECBID_") and k != "DATABASE_URL"
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("SPECBID_") and k not in ("DATABASE_URL", "REDIS_URL")
     }
     return {**kept, **LENIENT}
 

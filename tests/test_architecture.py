@@ -90,10 +90,13 @@ LAYERS: dict[str, Layer] = {
     "clock": _layer(ROOT, "rules", "clock", pure=True),
     "service": _layer(ROOT, "rules", "clock", "service", third_party=True, measures=False),
     "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True, measures=False),
-    "web": _layer(ROOT, "rules", "clock", "service", "store", "web", third_party=True),
-    "bench": _layer(ROOT, "rules", "clock", "service", "store", "web", "bench", third_party=True),
+    "bus": _layer(ROOT, "service", "bus", third_party=True, measures=False),
+    "web": _layer(ROOT, "rules", "clock", "service", "store", "bus", "web", third_party=True),
+    "bench": _layer(
+        ROOT, "rules", "clock", "service", "store", "bus", "web", "bench", third_party=True
+    ),
     "cli": _layer(
-        ROOT, "rules", "clock", "service", "store", "web", "bench", "cli", third_party=True
+        ROOT, "rules", "clock", "service", "store", "bus", "web", "bench", "cli", third_party=True
     ),
     "__main__": _layer(ROOT, "cli"),
 }

@@ -9,6 +9,7 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import text
 
+from serverproc import free_port
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.store.repository import SqlStore
@@ -110,6 +111,24 @@ async def test_an_optional_dependency_down_is_degraded_not_unready(
             assert (await client.get("/readyz")).json() == {**READY, "degraded": ["x"]}
 
 
-async def test_the_app_has_no_optional_dependency_yet(app: FastAPI) -> None:
-    # Redis joins with the relay of issue 13; until then nothing may claim to check it.
+async def test_one_process_has_no_optional_dependency(app: FastAPI) -> None:
+    # Without REDIS_URL nothing is relayed (issue 13 item 5), so nothing may claim to check Redis.
     assert app.state.optional == []
+    assert app.state.remote_rooms is None
+
+
+async def test_a_relaying_server_without_its_redis_is_degraded_not_unready(
+    settings: WebSettings,
+) -> None:
+    port = free_port()  # nothing listens there
+    app = create_app(settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{port}/0"}))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            response = await client.get("/readyz")
+            assert response.status_code == 200
+            assert response.json() == {**READY, "degraded": ["redis"]}
+            # Its own matches go on without Redis.
+            ann = await guest(client, "Ann")
+            made = await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(ann))
+            assert made.status_code == 201

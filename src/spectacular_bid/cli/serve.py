@@ -34,6 +34,7 @@ SERVE_FLAGS = (
     ("rate_burst", int, "messages allowed in a burst per socket"),
     ("fixed_deck_seed", int, "TEST ONLY: deal predictable decks from this seed"),
     ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
+    ("redis_url", str, "the Redis that several servers relay through (or $REDIS_URL)"),
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
     ("lease_ms", int, "a peer on the database ends this server's matches if silent this long"),
     ("max_live_matches", str, "refuse new matches past this many live matches (auto: measured)"),

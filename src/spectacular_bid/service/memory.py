@@ -217,6 +217,14 @@ class InMemoryStore:
         found = [m for m in self._matches.values() if m.status in live]
         return sorted(found, key=lambda m: (m.created_at_ms, m.id))
 
+    @property
+    def server_id(self) -> str | None:
+        return None
+
+    async def owner_of(self, match_id: str) -> str | None:
+        """One process uses this store: no match is run by another."""
+        return None
+
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
         """One server owns this store, so every live match is its own: orphaned only for a
         service starting on it after another (a restart, in tests)."""

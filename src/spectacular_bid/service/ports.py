@@ -296,6 +296,17 @@ class MatchStore(Protocol):
         first."""
         ...
 
+    @property
+    def server_id(self) -> str | None:
+        """This server process's id among those sharing the store (issue 13 item 1); None for
+        a store only one process uses."""
+        ...
+
+    async def owner_of(self, match_id: str) -> str | None:
+        """The id of the live server that runs the live match ``match_id``, or None (no such
+        match, no owner alive): where a socket's commands are relayed (issue 13 item 2)."""
+        ...
+
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
         """Take over the live matches no live server runs — those of a server whose lease ran
         out, and those stored before leases — and return them, oldest first: each is this

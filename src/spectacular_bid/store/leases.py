@@ -175,6 +175,19 @@ class Lease:
         )
 
 
+async def owner_of(conn: AsyncConnection, match_id: str, statuses: tuple[str, ...]) -> str | None:
+    """The live server that runs the match ``match_id`` while its status is one of
+    ``statuses``: where its sockets' commands go (issue 13 item 2)."""
+    query = (
+        select(MatchOwner.server_id)
+        .join(Server, Server.id == MatchOwner.server_id)
+        .join(Match, Match.id == MatchOwner.match_id)
+        .where(MatchOwner.match_id == match_id, ~Server.gone, Match.status.in_(statuses))
+    )
+    found: str | None = (await conn.execute(query)).scalar_one_or_none()
+    return found
+
+
 def _insert(dialect: str) -> Any:
     return postgresql.insert(MatchOwner) if dialect == "postgresql" else sqlite.insert(MatchOwner)
 

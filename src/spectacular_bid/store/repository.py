@@ -40,7 +40,7 @@ from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
-from spectacular_bid.store.leases import Lease
+from spectacular_bid.store.leases import LIVE, Lease, owner_of
 from spectacular_bid.store.migrate import head_revision
 from spectacular_bid.store.models import (
     ChatLine,
@@ -328,6 +328,14 @@ class SqlStore:
         query = select(Round).where(Round.match_id == match_id).order_by(Round.number)
         async with self._sessions() as session:
             return [round_record(row) for row in await session.scalars(query)]
+
+    @property
+    def server_id(self) -> str | None:
+        return self.lease.server_id if self.lease is not None else None
+
+    async def owner_of(self, match_id: str) -> str | None:
+        async with self.engine.connect() as conn:
+            return await owner_of(conn, match_id, LIVE)
 
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
         lease = self.lease

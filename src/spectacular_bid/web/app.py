@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import ASGIApp
 
+from spectacular_bid.bus.redis import RedisBus, resolve_redis_url
 from spectacular_bid.service.accounts import Accounts
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.passwords import Passwords
@@ -37,6 +38,7 @@ from spectacular_bid.web.csrf import OriginCheck
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.metrics import Metrics
 from spectacular_bid.web.metrics import router as metrics_router
+from spectacular_bid.web.relaying import Relaying
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes import (
     accounts,
@@ -81,6 +83,7 @@ def create_app(
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
     collector = Collector(service.any_clock_running) if manage_collector else None
+    relaying = _relaying(settings, database, service, rooms, metrics)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -88,6 +91,9 @@ def create_app(
             if database is not None:
                 await opened.enter_async_context(open_database(database, upgrade=settings.upgrade))
             await service.start()
+            if relaying is not None:
+                await relaying.start()
+                opened.push_async_callback(relaying.stop)
             if collector is not None:
                 collector.start()  # after start-up's own garbage, which is collected once
                 opened.push_async_callback(collector.stop)
@@ -108,10 +114,13 @@ def create_app(
     app.state.service = service
     app.state.accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
     app.state.rooms = rooms
+    app.state.remote_rooms = relaying.remote if relaying is not None else None
     app.state.collector = collector
     app.state.http_limits = HttpLimits(settings)
     app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)
     install_operations(app, store, metrics)
+    if relaying is not None:
+        app.state.optional.append(relaying)
     errors.install(app)
     install_routes(app, settings.static_folder())
     install_middleware(app)
@@ -120,8 +129,8 @@ def create_app(
 
 def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> None:
     """What ``/readyz`` and ``/metrics`` read (issue 13 item 7): the store, the optional
-    dependencies — none yet; Redis joins them with the relay between replicas — and the
-    metrics, whose gauges read the sockets, the live matches and the drain at each scrape."""
+    dependencies (Redis, when the relay runs, is added to them) and the metrics, whose gauges
+    read the sockets, the live matches and the drain at each scrape."""
     service: MatchService = app.state.service
     caps: SocketCaps = app.state.socket_caps
     app.state.store = store
@@ -217,6 +226,21 @@ def _require_file(engine: AsyncEngine) -> None:
             f"there is no database at {path}: start once without --no-upgrade to create it, "
             "or run `alembic upgrade head`"
         )
+
+
+def _relaying(
+    settings: WebSettings,
+    database: SqlStore | None,
+    service: MatchService,
+    rooms: Rooms,
+    metrics: Metrics,
+) -> Relaying | None:
+    """The relay between server processes (issue 13 item 2): with Redis and a database of
+    several servers only; a process alone runs without it (issue 13 item 5)."""
+    url = resolve_redis_url(settings.redis_url)
+    if url is None or database is None or database.server_id is None:
+        return None
+    return Relaying.new(RedisBus(url), database.server_id, service, rooms, metrics.relayed)
 
 
 def _sql_store(settings: WebSettings, metrics: Metrics) -> SqlStore:

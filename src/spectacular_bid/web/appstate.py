@@ -10,6 +10,7 @@ from starlette.requests import HTTPConnection
 
 from spectacular_bid.service.accounts import Accounts
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.remote_room import RemoteRooms
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.settings import WebSettings
 
@@ -42,3 +43,13 @@ Service = Annotated[MatchService, Depends(service_of)]
 AccountsDep = Annotated[Accounts, Depends(accounts_of)]
 Settings = Annotated[WebSettings, Depends(settings_of)]
 RoomsDep = Annotated[Rooms, Depends(rooms_of)]
+
+
+def remote_rooms_of(conn: HTTPConnection) -> RemoteRooms | None:
+    """The stand-ins for matches other processes run; None without a relay (one process)."""
+    remote = conn.app.state.remote_rooms
+    assert remote is None or isinstance(remote, RemoteRooms), "create_app() sets remote_rooms"
+    return remote
+
+
+RemoteRoomsDep = Annotated[RemoteRooms | None, Depends(remote_rooms_of)]

@@ -92,8 +92,8 @@ class Metrics:
         )
         self.relay = Histogram(
             "specbid_relay_seconds",
-            "From a version published here to its delivery by the relay between replicas "
-            "(empty until the relay of issue 13 exists).",
+            "From a version's publication by the replica that runs its match to its arrival "
+            "at another replica with sockets of that match (wall clocks of both).",
             buckets=LATENCY_BUCKETS_S,
             registry=registry,
         )
@@ -122,6 +122,10 @@ class Metrics:
 
     def batch_committed(self, seconds: float, writes: int) -> None:
         self._commit.observe(seconds)
+
+    def relayed(self, delay_ms: int) -> None:
+        """A version arrived from another replica ``delay_ms`` after it was published there."""
+        self.relay.observe(max(0, delay_ms) / 1000)
 
     def exposition(self) -> bytes:
         """Every metric in the Prometheus text format."""

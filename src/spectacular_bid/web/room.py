@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from spectacular_bid.rules.seats import BySeat
 from spectacular_bid.service.actor import MatchActor
@@ -63,6 +63,21 @@ def audience_for(state: MatchState, player: Player | None, audience: Audience | 
     if audience is not Audience.SPECTATOR and audience is not allowed:
         raise Rejection(ErrorCode.NOT_YOUR_SEAT, f"you cannot watch as {audience.value}")
     return audience
+
+
+class RoomFeed(Protocol):
+    """What a room's owner also sends to the sockets of this match on other server processes
+    (issue 13 item 2, ``web/relay_owner.py``)."""
+
+    def version(self, state: MatchState, frames: VersionFrames) -> None: ...
+
+    def message(self, text: str) -> None:
+        """A message for every socket (presence, a rematch notice)."""
+        ...
+
+    def chat(self, line: ChatLine, text: str) -> None: ...
+
+    def closed(self) -> None: ...
 
 
 class Subscriber:
@@ -127,6 +142,10 @@ class Room:
         self._sent: Presence | None = None
         self._flush: asyncio.TimerHandle | None = None
         self._flush_is_crowd = False
+        self.feed: RoomFeed | None = None
+        """Set while sockets on other server processes watch this match (issue 13 item 2)."""
+        self.remote: dict[str, Subscriber] = {}
+        """Those sockets, by the key their process gave each: counted in the presence."""
         actor.listen(self)
 
     # -- the actor's side -----------------------------------------------------------------
@@ -145,6 +164,8 @@ class Room:
             if message is None:
                 message = built[sub.audience] = self._update(state, sub.audience, [frames])
             sub.offer(message)
+        if self.feed is not None:
+            self.feed.version(state, frames)
 
     def closed(self) -> None:
         if self._flush is not None:
@@ -152,6 +173,8 @@ class Room:
             self._flush = None
         for sub in self.subscribers:
             sub.close()
+        if self.feed is not None:
+            self.feed.closed()
         self._rooms.forget(self)
 
     @property
@@ -172,11 +195,7 @@ class Room:
         sub = Subscriber(audience, player, self._settings.queue_limit)
         self.subscribers[sub] = None
         self._count(sub, 1)
-        missed = self.history.since(since) if since is not None else None
-        if missed is None:
-            sub.offer(self.state_text(audience))
-        else:
-            sub.offer(self._update(state, audience, missed))
+        sub.offer(self.first_text(audience, since))
         if not self._presence_changed():
             # Its own presence at once, as every socket's second message; the others wait.
             sub.offer(presence_message(self.actor.version, self.presence()))
@@ -186,6 +205,35 @@ class Room:
         if self.subscribers.pop(sub, False) is None:
             self._count(sub, -1)
             self._presence_changed()
+
+    def attach_remote(self, key: str, player: Player | None, audience: Audience | None) -> Audience:
+        """A socket of another server process (issue 13 item 2), counted in the presence like
+        one of this room's; its messages go through the feed. Returns the audience it is shown
+        (raises ``not_your_seat`` as :meth:`subscribe` does)."""
+        state = self.actor.state
+        shown = audience_for(state, player, audience)
+        old = self.remote.pop(key, None)
+        if old is not None:  # the same socket again (a resync): counted once
+            self._count(old, -1)
+        sub = Subscriber(shown, player, 0)
+        self.remote[key] = sub
+        self._count(sub, 1)
+        self._presence_changed()
+        return shown
+
+    def detach_remote(self, key: str) -> None:
+        sub = self.remote.pop(key, None)
+        if sub is not None:
+            self._count(sub, -1)
+            self._presence_changed()
+
+    def first_text(self, audience: Audience, since: int | None) -> str:
+        """What a socket attaching with ``since`` is sent first: the missed events with the
+        view, or the full state (lila-ws resync)."""
+        missed = self.history.since(since) if since is not None else None
+        if missed is None:
+            return self.state_text(audience)
+        return self._update(self.actor.state, audience, missed)
 
     def _count(self, sub: Subscriber, delta: int) -> None:
         if sub.audience is Audience.SPECTATOR:
@@ -208,11 +256,15 @@ class Room:
         for sub in self.subscribers:
             if line.channel in shown_channels(state, sub.player_id, sub.audience):
                 sub.offer(message)
+        if self.feed is not None:
+            self.feed.chat(line, message)
 
     def notice(self, message: str) -> None:
         """A message for every socket of the match that is not a version of it (a rematch)."""
         for sub in self.subscribers:
             sub.offer(message)
+        if self.feed is not None:
+            self.feed.message(message)
 
     def presence(self) -> Presence:
         """Who is connected: each seat whose player has a socket open, and the spectators."""
@@ -269,6 +321,8 @@ class Room:
         message = presence_message(self.actor.version, presence)
         for sub in self.subscribers:
             sub.offer(message)
+        if self.feed is not None:
+            self.feed.message(message)
         return True
 
     def _now(self) -> int:
@@ -295,6 +349,10 @@ class Rooms:
         if room is None or room.actor is not actor:
             room = self._rooms[actor.id] = Room(actor, self, self.settings)
         return room
+
+    def with_feeds(self) -> list[Room]:
+        """The rooms watched from other server processes (issue 13 item 2)."""
+        return [room for room in self._rooms.values() if room.feed is not None]
 
     def forget(self, room: Room) -> None:
         if self._rooms.get(room.actor.id) is room:

@@ -115,6 +115,10 @@ class WebSettings(BaseSettings):
     database_url: str | None = None
     """A database instead of the embedded file, e.g. ``postgresql://user@host/db``
     (``SPECBID_DATABASE_URL``, or ``DATABASE_URL``)."""
+    redis_url: str | None = None
+    """The Redis through which several server processes on one database relay their matches'
+    commands and frames (``SPECBID_REDIS_URL``, or ``REDIS_URL``; issue 13 item 2). Without it
+    a process relays nothing: the embedded default."""
     upgrade: bool = True
     """Bring the database's schema to the migrations' head at start; when false, refuse to start
     unless it is there already."""

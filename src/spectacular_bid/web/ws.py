@@ -38,7 +38,8 @@ from spectacular_bid.service.ratelimit import TokenBucket
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.service.telemetry import current_match
-from spectacular_bid.web.appstate import rooms_of, service_of, settings_of
+from spectacular_bid.service.whereabouts import Elsewhere, locate
+from spectacular_bid.web.appstate import remote_rooms_of, rooms_of, service_of, settings_of
 from spectacular_bid.web.chat_messages import ClientChat, chat_text
 from spectacular_bid.web.frame_decode import (
     FrameRefusal,
@@ -47,15 +48,16 @@ from spectacular_bid.web.frame_decode import (
     decode_client_text,
 )
 from spectacular_bid.web.identity import player_of
+from spectacular_bid.web.match_link import LocalLink, MatchLink
 from spectacular_bid.web.messages import (
     ClientPing,
     ack_text,
-    command_of,
     error_text,
     parse_client_message,
     pong_text,
 )
 from spectacular_bid.web.origin import is_allowed_origin
+from spectacular_bid.web.remote_room import RemoteRoom
 from spectacular_bid.web.room import Room, Rooms, Subscriber, audience_for
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
@@ -139,29 +141,40 @@ async def _serve(
     settings: WebSettings,
     rooms: Rooms,
 ) -> None:
-    """An accepted socket within the caps: its match's room until either side closes."""
-    actor: MatchActor | Rebuilt | None = None
+    """An accepted socket within the caps: its match's room until either side closes — the room
+    here, or the stand-in of the room of the process that runs the match (issue 13 item 2)."""
+    match: MatchActor | Rebuilt | Elsewhere | None = None
     try:
         since, audience = _connect_params(websocket.query_params)
-        actor = await service.find(match_id)
+        match = await locate(service, match_id, relaying=remote_rooms_of(websocket) is not None)
         current_match.set(match_id)  # this connection's task: its log lines name the match
-        if isinstance(actor, Rebuilt):
-            shown = audience_for(actor.state, player, audience)
-            await _send_ended(websocket, rooms.state_text(actor, shown))
+        if isinstance(match, Rebuilt):
+            shown = audience_for(match.state, player, audience)
+            await _send_ended(websocket, rooms.state_text(match, shown))
             return
-        room = rooms.room(actor)
-        subscriber = room.subscribe(player, since, audience)
+        if isinstance(match, Elsewhere):
+            remote = remote_rooms_of(websocket)
+            assert remote is not None
+            stand_in = remote.room(match_id, match.server_id)
+            here: Room | RemoteRoom = stand_in
+            subscriber = await stand_in.subscribe(player, since, audience)
+            link: MatchLink = stand_in
+        else:
+            here = rooms.room(match)
+            subscriber = here.subscribe(player, since, audience)
+            link = LocalLink(here, service)
     except Rejection as rejection:
-        version = actor.version if actor is not None else 0
+        version = match.version if isinstance(match, MatchActor | Rebuilt) else 0
+        close = CLOSE_TRY_AGAIN if rejection.code is ErrorCode.SERVER_BUSY else CLOSE_POLICY
         with contextlib.suppress(WebSocketDisconnect, OSError):  # the client may already be gone
             await websocket.send_text(error_text(version, rejection, None))
-            await websocket.close(CLOSE_POLICY, rejection.code.value)
+            await websocket.close(close, rejection.code.value)
         return
     try:
-        await _send_chat_history(service, room.actor, subscriber)
-        await MatchSocket(websocket, service, settings, room, subscriber, player).run()
+        await _send_chat_history(service, link, subscriber, here)
+        await MatchSocket(websocket, service, settings, link, subscriber, player).run()
     finally:
-        room.unsubscribe(subscriber)
+        here.unsubscribe(subscriber)
 
 
 async def _send_ended(websocket: WebSocket, message: str) -> None:
@@ -173,20 +186,23 @@ async def _send_ended(websocket: WebSocket, message: str) -> None:
 
 
 async def _send_chat_history(
-    service: MatchService, actor: MatchActor, subscriber: Subscriber
+    service: MatchService, link: MatchLink, subscriber: Subscriber, room: Room | RemoteRoom
 ) -> None:
     """The lines so far in the channels the socket is shown, after its state; a line said
     meanwhile may come twice, and the page keeps each number once."""
-    if service.chat.said(actor.id) == 0:
-        return  # most matches: no read at all
-    shown = shown_channels(actor.state, subscriber.player_id, subscriber.audience)
+    if isinstance(room, Room):
+        if service.chat.said(link.id) == 0:
+            return  # most matches: no read at all
+        shown = shown_channels(room.actor.state, subscriber.player_id, subscriber.audience)
+    else:
+        shown = room.channels_of(subscriber)
     try:
-        lines = await service.chat.lines(actor.id, shown)
+        lines = await service.chat.lines(link.id, shown)
     except StorageError as exc:
-        log.warning("match %s: its chat could not be read: %s", actor.id, exc)
+        log.warning("match %s: its chat could not be read: %s", link.id, exc)
         return
     if lines:
-        subscriber.offer(chat_text(actor.version, lines))
+        subscriber.offer(chat_text(link.version, lines))
 
 
 def _connect_params(query: QueryParams) -> tuple[int | None, Audience | None]:
@@ -219,15 +235,14 @@ class MatchSocket:
         websocket: WebSocket,
         service: MatchService,
         settings: WebSettings,
-        room: Room,
+        link: MatchLink,
         subscriber: Subscriber,
         player: Player | None,
     ) -> None:
         self.websocket = websocket
         self.service = service
         self.settings = settings
-        self.actor = room.actor
-        self.room = room
+        self.match = link
         self.subscriber = subscriber
         self.speaker = player
         """Who this socket chats as (a seated player, or a spectator with a name)."""
@@ -259,7 +274,7 @@ class MatchSocket:
         except WebSocketDisconnect:
             pass  # the client is gone
         except Exception:
-            log.exception("match %s: socket failed", self.actor.id)
+            log.exception("match %s: socket failed", self.match.id)
             close = (CLOSE_INTERNAL, "internal error")
         finally:
             self.receiving = False
@@ -275,7 +290,7 @@ class MatchSocket:
             if error is None:
                 close = sender.result() or close
             elif not isinstance(error, WebSocketDisconnect):  # else the client is gone
-                log.error("match %s: socket failed", self.actor.id, exc_info=error)
+                log.error("match %s: socket failed", self.match.id, exc_info=error)
                 close = (CLOSE_INTERNAL, "internal error")
         if close is not None and self.websocket.application_state is WebSocketState.CONNECTED:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
@@ -345,24 +360,22 @@ class MatchSocket:
         try:
             data = decode_client_text(text)
         except FrameRefusal as refusal:
-            self.subscriber.offer(error_text(self.actor.version, refusal, refusal.client_id))
+            self.subscriber.offer(error_text(self.match.version, refusal, refusal.client_id))
             return None
         client_id = client_id_of(data)
         try:
             message = parse_client_message(data)
             if isinstance(message, ClientPing):
                 now = self.service.now_ms()
-                self.subscriber.offer(pong_text(self.actor.version, client_id, now))
+                self.subscriber.offer(pong_text(self.match.version, client_id, now))
                 return None
             if isinstance(message, ClientChat):
                 self._chat(message, client_id)
                 return None
             player_id = self.player.id if self.player is not None else None
-            version = await self.actor.submit(
-                player_id, command_of(message), message.version, received_ms, message.acting_seat()
-            )
+            version = await self.match.submit(player_id, data, message, received_ms)
         except Rejection as rejection:
-            self.subscriber.offer(error_text(self.actor.version, rejection, client_id))
+            self.subscriber.offer(error_text(self.match.version, rejection, client_id))
         else:
             self.subscriber.offer(ack_text(version, client_id))
         return None
@@ -376,14 +389,13 @@ class MatchSocket:
 
     async def _say(self, message: ClientChat, client_id: str | None) -> None:
         try:
-            line = await self.service.say(
-                self.actor.id, self.speaker, message.text, message.phrase_value()
-            )
+            line = await self.match.say(self.speaker, message.text, message.phrase_value())
         except Rejection as rejection:
-            self.subscriber.offer(error_text(self.actor.version, rejection, client_id))
+            self.subscriber.offer(error_text(self.match.version, rejection, client_id))
             return
-        self.subscriber.offer(ack_text(self.actor.version, client_id))
-        self.room.chat(line)
+        self.subscriber.offer(ack_text(self.match.version, client_id))
+        if line is not None:
+            self.match.show(line)
 
     def _refuse(self, code: ErrorCode, message: str, client_id: str | None = None) -> None:
-        self.subscriber.offer(error_text(self.actor.version, Rejection(code, message), client_id))
+        self.subscriber.offer(error_text(self.match.version, Rejection(code, message), client_id))

@@ -16,7 +16,8 @@ from spectacular_bid.clock import ClockSettings
 from spectacular_bid.service.ports import MatchMode
 from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
 from spectacular_bid.service.refusals import ErrorCode
-from spectacular_bid.web.appstate import RoomsDep, Service
+from spectacular_bid.service.whereabouts import Elsewhere, locate
+from spectacular_bid.web.appstate import RemoteRoomsDep, RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.http_limits import JoinLimit, MatchLimit
 from spectacular_bid.web.identity import Caller, CurrentPlayer
@@ -124,25 +125,42 @@ async def create_match(
     ),
 )
 async def join_match(
-    _limit: JoinLimit, match_id: str, player: CurrentPlayer, service: Service
+    _limit: JoinLimit,
+    match_id: str,
+    player: CurrentPlayer,
+    service: Service,
+    remote: RemoteRoomsDep,
 ) -> JoinResult:
     """Take the free seat; a player already seated gets their seat back (idempotent).
 
     Refused with 429 past ``joins_burst`` / ``joins_per_minute`` per guest or per client
-    address, and with 503 near the server's capacity (taking a free seat starts a match)."""
-    seat = await service.join(match_id, player)
+    address, and with 503 near the server's capacity (taking a free seat starts a match). A
+    match another server process runs is joined there (issue 13 item 2)."""
+    match = await locate(service, match_id, relaying=remote is not None)
+    if isinstance(match, Elsewhere) and remote is not None:
+        seat = await remote.join(match.server_id, match_id, player)
+    else:
+        seat = await service.join(match_id, player)
     return JoinResult(seat=seat_name(seat))
 
 
 @router.get(
     "/{match_id}",
     response_model=ServerState,
-    responses=responses(ErrorCode.NOT_FOUND),
+    responses=responses(ErrorCode.NOT_FOUND, ErrorCode.SERVER_BUSY),
 )
-async def read_match(match_id: str, caller: Caller, service: Service, rooms: RoomsDep) -> Response:
+async def read_match(
+    match_id: str, caller: Caller, service: Service, rooms: RoomsDep, remote: RemoteRoomsDep
+) -> Response:
     """The match as the caller sees it: their seat, both seats on a shared device, or a
-    spectator's view when anonymous or not seated (R2.2, D4)."""
-    match = await service.find(match_id)  # an ended match may come from its record (D5)
+    spectator's view when anonymous or not seated (R2.2, D4); as the server process that runs
+    it encodes it, when that is another (issue 13 item 2)."""
+    # An ended match may come from its record (D5).
+    match = await locate(service, match_id, relaying=remote is not None)
+    if isinstance(match, Elsewhere):
+        assert remote is not None
+        text = await remote.view(match.server_id, match_id, caller)
+        return Response(text, media_type="application/json")
     # The actor's state is always a stored one (install after commit), so no unsaved state
     # is shown; the text is already JSON and is not re-validated.
     audience = audience_for(match.state, caller, None)

@@ -1,0 +1,1 @@
+"""Implementations of the service's bus port (``service.bus``): Redis, for several processes."""

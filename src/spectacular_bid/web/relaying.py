@@ -1,0 +1,56 @@
+"""The relay's parts for one process, started and stopped together (issue 13 item 2).
+
+Only with a bus (``REDIS_URL``) and a store shared by several processes (a server id): one
+process on its own relays nothing and runs exactly as before (issue 13 item 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spectacular_bid.service.bus import Bus
+from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.relay import Relay
+from spectacular_bid.web.relay_owner import OwnerSide
+from spectacular_bid.web.remote_room import RemoteRooms
+from spectacular_bid.web.room import Rooms
+
+
+@dataclass(eq=False)
+class Relaying:
+    bus: Bus
+    relay: Relay
+    owner: OwnerSide
+    remote: RemoteRooms
+    name: str = "redis"
+    """As ``/readyz`` names it among the optional dependencies (issue 13 item 7)."""
+
+    @classmethod
+    def new(
+        cls,
+        bus: Bus,
+        server_id: str,
+        service: MatchService,
+        rooms: Rooms,
+        relayed: Callable[[int], None],
+    ) -> Relaying:
+        relay = Relay(bus, server_id, service.now_ms)
+        remote = RemoteRooms(relay, rooms.settings, relayed)
+        return cls(bus, relay, OwnerSide(relay, service, rooms), remote)
+
+    async def start(self) -> None:
+        await self.bus.start()
+        await self.relay.start()
+        self.owner.start()
+        self.remote.start()
+
+    async def stop(self) -> None:
+        await self.remote.close()
+        await self.owner.close()
+        await self.relay.close()
+        await self.bus.close()
+
+    async def unready_reason(self) -> str | None:
+        """Redis down means degraded, not unready: this process's own matches go on."""
+        return None if self.bus.is_up else "not connected to Redis"

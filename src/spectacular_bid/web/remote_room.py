@@ -1,0 +1,321 @@
+"""The sockets of a match that another server process runs (issue 13 item 2).
+
+A :class:`RemoteRoom` is this process's stand-in for the owner's room: it listens on the match's
+channel and hands each of its sockets what the owner sent for that socket's audience. It holds
+no state of the match — the owner sends each version's events and snapshot ready-encoded — only,
+per socket, the last version it was given. A version that does not follow it (a message lost on
+the bus, the bus reconnected) makes that socket **resync**: it attaches again with ``since`` and
+the owner sends the missed events from its resend window, or the full state (lila-ws). So a
+message lost costs a resync, never an event: the versions themselves are in the owner's store.
+
+While it has sockets the room renews their attachments at the owner every :data:`HOLD_S`; an
+owner that no longer answers (killed, its lease taken over) or no longer knows them makes the
+sockets close with 1013, and their clients reconnect: to the match's new state wherever it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any, Final
+
+from spectacular_bid.rules.notation import parse_seat
+from spectacular_bid.rules.seats import Seat
+from spectacular_bid.service.audience import Audience
+from spectacular_bid.service.chat import Channel, ChatLine, Phrase
+from spectacular_bid.service.ports import Player
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.timesource import wall_ms
+from spectacular_bid.web.frames import VersionFrames, events_text, update_message
+from spectacular_bid.web.messages import ClientCommand
+from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json
+from spectacular_bid.web.room import RoomSettings, Subscriber
+
+log = logging.getLogger(__name__)
+
+HOLD_S: Final = 2.0
+HOLDS_MISSED: Final = 2
+"""Holds in a row the owner did not answer, the bus up, before its sockets here close."""
+RESYNC_TRIES: Final = 4
+RESYNC_PAUSE_S: Final = 1.0
+
+
+class RemoteSocket:
+    """One local socket of the match, as the owner knows it (by ``key``)."""
+
+    def __init__(self, key: str, player: Player | None, limit: int) -> None:
+        self.key = key
+        self.player = player
+        self.sub: Subscriber | None = None
+        self.version: int | None = None
+        """The last version this socket was given; None while it (re)attaches."""
+        self.pending: list[dict[str, Any]] = []
+        """Versions that came while it (re)attached."""
+        self.channels: frozenset[str] = frozenset()
+        self.limit = limit
+
+
+class RemoteRoom:
+    def __init__(self, rooms: RemoteRooms, match_id: str, owner: str) -> None:
+        self.rooms = rooms
+        self.relay = rooms.relay
+        self.id = match_id
+        self.owner = owner
+        self.sockets: dict[Subscriber, RemoteSocket] = {}
+        self._attaching: dict[str, RemoteSocket] = {}
+        self.version = 0
+        """The latest version seen of the match (for the errors sent to a socket)."""
+        self._listening = False
+        self._resyncs: set[asyncio.Task[None]] = set()
+        self._unanswered = 0
+
+    async def subscribe(
+        self, player: Player | None, since: int | None, audience: Audience | None
+    ) -> Subscriber:
+        """Attach a socket at the owner; raise the owner's :class:`Rejection`."""
+        if not self._listening:
+            self._listening = True
+            await self.relay.bus.listen(MATCH_CHANNEL + self.id, self._on_text)
+        sock = RemoteSocket(secrets.token_hex(8), player, self.rooms.settings.queue_limit)
+        self._attaching[sock.key] = sock
+        try:
+            reply = await self._attach(sock, since, audience)
+        except BaseException:
+            self._attaching.pop(sock.key, None)
+            await self._maybe_stop()
+            raise
+        sub = Subscriber(Audience(reply["aud"]), player, sock.limit)
+        sock.sub = sub
+        del self._attaching[sock.key]
+        self.sockets[sub] = sock
+        self._attached(sock, reply)
+        return sub
+
+    async def _attach(
+        self, sock: RemoteSocket, since: int | None, audience: Audience | None
+    ) -> dict[str, Any]:
+        body = {
+            "m": self.id,
+            "key": sock.key,
+            "player": player_json(sock.player),
+            "aud": audience.value if audience is not None else None,
+            "since": since,
+        }
+        return await self.relay.call(self.owner, "attach", body)
+
+    def _attached(self, sock: RemoteSocket, reply: dict[str, Any]) -> None:
+        assert sock.sub is not None
+        sock.sub.offer(str(reply["text"]))
+        sock.version = int(reply["v"])
+        self.version = max(self.version, sock.version)
+        sock.channels = frozenset(str(c) for c in reply["ch"])
+        pending, sock.pending = sock.pending, []
+        for message in pending:
+            self._give(sock, message)
+
+    def channels_of(self, sub: Subscriber) -> frozenset[Channel]:
+        """The chat channels the owner said ``sub`` is shown (issue 12 item 1)."""
+        sock = self.sockets.get(sub)
+        return frozenset(Channel(c) for c in sock.channels) if sock is not None else frozenset()
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        sock = self.sockets.pop(sub, None)
+        if sock is None:
+            return
+        self.relay.tell(self.owner, "detach", {"m": self.id, "key": sock.key})
+        if not self.sockets and not self._attaching:
+            self.rooms.forget(self)
+            task = asyncio.create_task(self._maybe_stop())
+            self._resyncs.add(task)
+            task.add_done_callback(self._resyncs.discard)
+
+    async def _maybe_stop(self) -> None:
+        if self._listening and not self.sockets and not self._attaching:
+            self._listening = False
+            await self.relay.bus.unlisten(MATCH_CHANNEL + self.id)
+
+    # -- what the owner sends -------------------------------------------------------------
+
+    def _on_text(self, text: str) -> None:
+        message = json.loads(text)
+        kind = message.get("t")
+        if kind == "v":
+            self.version = max(self.version, int(message["v"]))
+            self.rooms.relayed(wall_ms() - int(message["w"]))
+            for sock in [*self.sockets.values(), *self._attaching.values()]:
+                self._give(sock, message)
+        elif kind == "m":
+            for sub in self.sockets:
+                sub.offer(str(message["text"]))
+        elif kind == "c":
+            for sub, sock in self.sockets.items():
+                if message["ch"] in sock.channels:
+                    sub.offer(str(message["text"]))
+        elif kind == "x":
+            self.close_all()
+
+    def _give(self, sock: RemoteSocket, message: dict[str, Any]) -> None:
+        if sock.version is None or sock.sub is None:
+            sock.pending.append(message)
+            return
+        version = int(message["v"])
+        if version <= sock.version:
+            return
+        snapshot = message["s"].get(sock.sub.audience.value)
+        if version != sock.version + 1 or snapshot is None:
+            self.resync(sock)
+            return
+        frames = VersionFrames(version, tuple(message["f"]))
+        sock.sub.offer(update_message(version, events_text([frames], sock.sub.audience), snapshot))
+        sock.version = version
+
+    def resync(self, sock: RemoteSocket) -> None:
+        """Attach ``sock`` again from its last version: the owner resends what it missed."""
+        if sock.version is None:
+            return  # already resyncing
+        since, sock.version = sock.version, None
+        task = asyncio.create_task(self._resync(sock, since))
+        self._resyncs.add(task)
+        task.add_done_callback(self._resyncs.discard)
+
+    async def _resync(self, sock: RemoteSocket, since: int) -> None:
+        """Attach again, a few times: after Redis came back, the owner may take a moment to
+        listen again. A socket the owner still refuses then is closed; its client reconnects."""
+        assert sock.sub is not None
+        for attempt in range(RESYNC_TRIES):
+            try:
+                reply = await self._attach(sock, since, sock.sub.audience)
+            except Rejection as rejection:
+                if attempt + 1 == RESYNC_TRIES or rejection.code is not ErrorCode.SERVER_BUSY:
+                    log.info("match %s: a socket could not resync: %s", self.id, rejection)
+                    sock.sub.close()
+                    return
+                await asyncio.sleep(RESYNC_PAUSE_S)
+            else:
+                self._attached(sock, reply)
+                return
+
+    def resync_all(self) -> None:
+        for sock in self.sockets.values():
+            self.resync(sock)
+
+    def close_all(self) -> None:
+        """The match left its owner's memory, or the owner is gone: the clients reconnect."""
+        for sub in list(self.sockets):
+            sub.close()
+
+    async def hold(self) -> None:
+        """Renew the sockets' attachments. An owner that does not answer twice in a row while
+        the bus is up is gone (killed, its lease taken): the sockets close and reconnect to the
+        match wherever it is now. While the bus is down nothing can be asked, and nothing is
+        concluded."""
+        keys = [sock.key for sock in self.sockets.values()]
+        if not keys or not self.relay.bus.is_up:
+            return
+        try:
+            reply = await self.relay.call(self.owner, "hold", {"m": self.id, "keys": keys})
+        except Rejection:
+            self._unanswered += 1
+            if self._unanswered >= HOLDS_MISSED and self.relay.bus.is_up:
+                self.close_all()
+            return
+        self._unanswered = 0
+        gone = set(reply.get("gone", []))
+        for sub, sock in list(self.sockets.items()):
+            if sock.key in gone:
+                sub.close()
+
+    # -- what a socket asks ---------------------------------------------------------------
+
+    async def submit(
+        self, player_id: str | None, data: object, message: ClientCommand, received_ms: int
+    ) -> int:
+        """The command, relayed: ``data`` as the client sent it, parsed again and timed at the
+        owner (R7.7), so neither ``message`` nor ``received_ms`` travels."""
+        body = {"m": self.id, "player_id": player_id, "data": data}
+        reply = await self.relay.call(self.owner, "submit", body)
+        return int(reply["v"])
+
+    async def say(
+        self, speaker: Player | None, text: str | None, phrase: Phrase | None
+    ) -> ChatLine | None:
+        """The line, said at the owner, which shows it to every socket (these too)."""
+        body = {
+            "m": self.id,
+            "player": player_json(speaker),
+            "text": text,
+            "phrase": phrase.value if phrase is not None else None,
+        }
+        await self.relay.call(self.owner, "say", body)
+        return None
+
+    def show(self, line: ChatLine) -> None:
+        """Nothing: the owner showed it."""
+
+
+class RemoteRooms:
+    """This process's remote rooms, by match id, and the task that holds their sockets."""
+
+    def __init__(
+        self,
+        relay: Relay,
+        settings: RoomSettings,
+        relayed: Callable[[int], None] = lambda delay_ms: None,
+    ) -> None:
+        self.relay = relay
+        self.settings = settings
+        self.relayed = relayed
+        """Told each version's delay from its owner's publication to here (``/metrics``)."""
+        self._rooms: dict[str, RemoteRoom] = {}
+        self._holder: asyncio.Task[None] | None = None
+
+    def room(self, match_id: str, owner: str) -> RemoteRoom:
+        room = self._rooms.get(match_id)
+        if room is None or room.owner != owner:
+            room = self._rooms[match_id] = RemoteRoom(self, match_id, owner)
+        return room
+
+    async def join(self, owner: str, match_id: str, player: Player) -> Seat:
+        """``POST /api/matches/{id}/join`` of a match ``owner`` runs, relayed there."""
+        body = {"m": match_id, "player": player_json(player)}
+        reply = await self.relay.call(owner, "join", body)
+        return parse_seat(str(reply["seat"]))
+
+    async def view(self, owner: str, match_id: str, player: Player | None) -> str:
+        """``GET /api/matches/{id}`` of a match ``owner`` runs: its state as ``player`` sees
+        it, encoded there."""
+        reply = await self.relay.call(owner, "view", {"m": match_id, "player": player_json(player)})
+        return str(reply["text"])
+
+    def get(self, match_id: str) -> RemoteRoom | None:
+        return self._rooms.get(match_id)
+
+    def forget(self, room: RemoteRoom) -> None:
+        if self._rooms.get(room.id) is room:
+            del self._rooms[room.id]
+
+    def start(self) -> None:
+        self.relay.bus.on_reconnect(self.resync_all)
+        self._holder = asyncio.create_task(self._hold(), name="relay-hold")
+
+    async def close(self) -> None:
+        if self._holder is not None:
+            self._holder.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._holder
+        for room in list(self._rooms.values()):
+            room.close_all()
+
+    def resync_all(self) -> None:
+        for room in list(self._rooms.values()):
+            room.resync_all()
+
+    async def _hold(self) -> None:
+        while True:
+            await asyncio.sleep(HOLD_S)
+            rooms = list(self._rooms.values())
+            await asyncio.gather(*(room.hold() for room in rooms), return_exceptions=True)

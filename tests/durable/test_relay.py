@@ -1,0 +1,244 @@
+"""Sockets on any server process (issue 13 item 2): real processes on one database, relaying
+through the real Redis of the machine (``TEST_REDIS_URL``; CI sets it, and there a missing Redis
+fails the run rather than skipping it).
+
+A match is made on one process and joined through another, and its two players and a spectator
+are connected to three different processes: the second player's commands are relayed to the
+owner and run there; every version reaches every socket once, in order, with no gap; no frame a
+socket receives names a tile it may not see (R2.2, D4); presence counts the sockets of every
+process; the stored record verifies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import time
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.asyncio.client import connect
+
+from live.sight import SightCheck, revealed_decks
+from serverproc import free_port
+from spectacular_bid.service.record_document import parse_document
+from spectacular_bid.service.replay import verify
+
+from .conftest import Target
+from .live import DECK_SEED, Seat, Server, Table, Watcher, bearer, guest, running_server
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    if not REDIS_URL:
+        if os.environ.get("CI"):
+            pytest.fail("TEST_REDIS_URL is not set: CI must test the relay on a real Redis")
+        pytest.skip("TEST_REDIS_URL is not set")
+    return REDIS_URL
+
+
+async def servers(
+    stack: AsyncExitStack, target: Target, folder: Path, redis_url: str, count: int
+) -> list[Server]:
+    started = [
+        stack.enter_async_context(running_server(target, folder / str(i), "--redis-url", redis_url))
+        for i in range(count)
+    ]
+    return list(await asyncio.gather(*started))
+
+
+async def spread_table(stack: AsyncExitStack, a: Server, b: Server, c: Server) -> Table:
+    """A match made on ``a`` by Ann, joined on ``b`` by Bo; Ann's socket on ``a``, Bo's on
+    ``b``, a spectator's on ``c``."""
+    rng = random.Random(3)
+    async with httpx.AsyncClient(base_url=a.url, timeout=10) as on_a:
+        ann = await guest(on_a, "Ann")
+        made = await on_a.post("/api/matches", json={"mode": "invite"}, headers=bearer(ann))
+        assert made.status_code == 201, made.text
+        match_id = made.json()["id"]
+    async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+        bo = await guest(on_b, "Bo")
+        joined = await on_b.post(f"/api/matches/{match_id}/join", headers=bearer(bo))
+        assert joined.status_code == 200, joined.text
+        assert joined.json()["seat"] == "second"
+        read = await on_b.get(f"/api/matches/{match_id}", headers=bearer(bo))
+        assert read.status_code == 200, read.text
+        assert read.json()["match"]["audience"] == "second"
+        assert read.json()["match"]["viewer"] == "second"
+    # The spectator first: it sees the first deal's commitment (D4) before anyone presses Start.
+    spectator = Watcher(await connect(c.ws_url(match_id), compression=None))
+    tasks = [asyncio.create_task(spectator.read())]
+    await spectator.changed.wait()
+    seats = (
+        Seat(await connect(a.ws_url(match_id, ann), compression=None), rng),
+        Seat(await connect(b.ws_url(match_id, bo), compression=None), rng),
+    )
+    tasks += [asyncio.create_task(s.read(s.on_frame)) for s in seats]
+    table = Table(a, match_id, (ann, bo), seats, spectator, tasks)
+    stack.push_async_callback(table.close)
+    return table
+
+
+def versions_in_order(watcher: Watcher) -> list[int]:
+    """The versions a socket was given, state then updates, each once."""
+    given: list[int] = []
+    for frame in watcher.frames:
+        if frame["type"] == "state":
+            given.append(frame["version"])
+        elif frame["type"] == "update":
+            given.extend(sorted({e["version"] for e in frame["events"]}))
+    return given
+
+
+async def test_a_match_with_its_sockets_on_three_processes_is_played_to_its_end(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
+        table = await spread_table(stack, a, b, c)
+        await table.until(lambda: table.spectator.match is not None)
+        await table.until(
+            lambda: (
+                table.spectator.match["players"]["second"]["online"]
+                and table.spectator.match["players"]["first"]["online"]
+            ),
+            timeout_s=10,
+        )
+        await table.until(table.is_over, timeout_s=240)
+        await table.until(table.settled, timeout_s=10)
+
+        end = table.spectator.match
+        assert end["status"] == "finished"
+        for seat in table.seats:
+            assert seat.match["result"] == end["result"]
+            assert not [e for e in seat.errors if e.get("code") != "stale_version"], seat.errors
+        # The spectator, on a third process, was counted by the owner.
+        spectators_seen = [
+            f["spectators"] for f in table.seats[0].frames if f["type"] == "presence"
+        ]
+        assert 1 in spectators_seen
+
+        final = table.version()
+        for watcher in table.everyone:  # every version once, in order, no gap
+            given = versions_in_order(watcher)
+            assert given == sorted(set(given)), given
+            assert given[-1] == final
+            assert given == list(range(given[0], final + 1))
+
+        decks = revealed_decks(table.spectator.frames, DECK_SEED)
+        assert sorted(decks) == list(range(1, end["round_number"] + 1))
+        for receiver, watcher in (
+            ("first", table.seats[0]),
+            ("second", table.seats[1]),
+            (None, table.spectator),
+        ):
+            assert SightCheck(receiver, decks).check_all(watcher.frames) == len(watcher.frames)
+
+        async with httpx.AsyncClient(base_url=c.url, timeout=10) as on_c:
+            record = (await on_c.get(f"/api/matches/{table.match_id}/record")).json()
+        assert record["match"]["status"] == "finished"
+        assert len(record["versions"]) == final
+        verify(parse_document(record))
+        # The relayed commands were timed where they ran: the owner's log names none refused.
+        assert "Traceback" not in a.log() + b.log() + c.log()
+
+
+async def test_a_relayed_command_gets_its_error_on_its_own_socket_only(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
+        table = await spread_table(stack, a, b, c)
+        for seat in table.seats:
+            seat.acting = False
+        await table.until(lambda: all(w.match is not None for w in table.everyone))
+        await asyncio.sleep(0.5)  # every presence change has come
+        bo = table.seats[1]
+        before = [len(w.frames) for w in (table.seats[0], table.spectator)]
+        await bo.ws.send(json.dumps({"type": "draw", "version": 0, "id": "d1"}))
+        await table.until(lambda: any(e.get("id") == "d1" for e in bo.errors), timeout_s=10)
+        (error,) = [e for e in bo.errors if e.get("id") == "d1"]
+        assert error["code"] in ("stale_version", "wrong_phase", "not_your_turn")
+        await asyncio.sleep(0.3)
+        assert [len(w.frames) for w in (table.seats[0], table.spectator)] == before
+
+
+class PrivateRedis:
+    """A Redis server of this test's own (the machine's ``redis-server``), so that it can be
+    stopped and started again without touching anyone else's."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.folder = folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    async def start(self) -> None:
+        argv = ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(
+            [*argv, "--dir", str(self.folder)], stdout=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            await asyncio.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+async def test_a_redis_restarted_mid_match_loses_nothing(target: Target, tmp_path: Path) -> None:
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is missing: CI must test a Redis restart")
+        pytest.skip("no redis-server on this machine")
+    redis = PrivateRedis(tmp_path)
+    await redis.start()
+    try:
+        async with AsyncExitStack() as stack:
+            a, b = await servers(stack, target, tmp_path, redis.url, 2)
+            table = await spread_table(stack, a, b, b)
+            await table.pause_mid_round(from_version=6)
+            paused_at = table.version()
+            redis.stop()
+            # The owner's seat plays on alone: its versions are stored, but cannot reach b.
+            ann = table.seats[0]
+            ann.acting = True
+            ann.decide()
+            await asyncio.sleep(1.0)
+            await redis.start()
+            for seat in table.seats:
+                seat.acting = True
+                seat.decide()
+            await table.until(table.is_over, timeout_s=240)
+            await table.until(table.settled, timeout_s=15)
+            final = table.version()
+            assert final > paused_at
+            for watcher in table.everyone:
+                given = versions_in_order(watcher)
+                assert given == list(range(given[0], final + 1)), given
+            async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+                record = (await on_b.get(f"/api/matches/{table.match_id}/record")).json()
+            assert record["match"]["status"] == "finished"
+            assert [v["version"] for v in record["versions"]] == list(range(1, final + 1))
+            verify(parse_document(record))
+    finally:
+        redis.stop()
