@@ -33,7 +33,7 @@ from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
 
 from .conftest import Target
-from .live import DECK_SEED, Seat, Server, Table, Watcher, bearer, guest, running_server
+from .live import DECK_SEED, JSON, Seat, Server, Table, Watcher, bearer, guest, running_server
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
@@ -242,3 +242,47 @@ async def test_a_redis_restarted_mid_match_loses_nothing(target: Target, tmp_pat
             verify(parse_document(record))
     finally:
         redis.stop()
+
+
+LEASE_MS = 3_000
+SCAN_S = 1.0
+
+
+async def told_how_it_ended(server: Server, match_id: str, token: str, within_s: float) -> JSON:
+    """Reconnect to ``server`` as a client does after a 1013 until it shows the match ended."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        async with connect(server.ws_url(match_id, token), compression=None) as ws:
+            first = json.loads(await ws.recv())
+        if first["type"] == "state" and first["match"]["status"] != "active":
+            return first
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"not told in {within_s} s:\n{server.log()[-2000:]}")
+
+
+async def test_a_killed_owners_match_is_ended_and_every_socket_elsewhere_told(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        started = [
+            stack.enter_async_context(
+                running_server(
+                    target, tmp_path / str(i), "--redis-url", redis_url, "--lease-ms", str(LEASE_MS)
+                )
+            )
+            for i in range(3)
+        ]
+        a, b, c = await asyncio.gather(*started)
+        table = await spread_table(stack, a, b, c)
+        await table.pause_mid_round(from_version=6)
+        killed_at = time.monotonic()
+        a.kill()
+        bo, spectator = table.seats[1], table.spectator
+        for watcher in (bo, spectator):  # the sockets on b and c close: reconnect
+            await asyncio.wait_for(watcher.ws.wait_closed(), LEASE_MS / 1000 + 2 + SCAN_S + 5)
+            assert watcher.ws.close_code == 1013
+        closed_s = time.monotonic() - killed_at
+        assert closed_s <= LEASE_MS / 1000 + 2 + SCAN_S + 5
+        state = await told_how_it_ended(c, table.match_id, table.tokens[1], within_s=10)
+        assert state["match"]["status"] == "aborted"
+        assert state["match"]["result"] == {"winner": None, "reason": "timing_failure"}

@@ -47,6 +47,9 @@ class Failover:
         self.lost = False
         self.ended: list[str] = []
         """The peers' matches this server ended, for tests and the log."""
+        self.on_ended: list[Callable[[list[str]], None]] = []
+        """Told the ids of each scan's ended matches: the relay tells their sockets on every
+        process at once (issue 13 item 3), rather than when each notices the owner gone."""
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="failover")
@@ -61,7 +64,11 @@ class Failover:
     async def scan(self) -> None:
         """One claim and its aborts; a lost lease is reported once and ends the scans."""
         try:
-            self.ended += await abort_orphans(self._store, self._now_ms, self._wall_ms)
+            ended = await abort_orphans(self._store, self._now_ms, self._wall_ms)
+            self.ended += ended
+            if ended:
+                for callback in self.on_ended:
+                    callback(ended)
         except LeaseLostError as exc:
             self.lost = True
             log.error("%s", exc)

@@ -37,6 +37,7 @@ class Relaying:
     ) -> Relaying:
         relay = Relay(bus, server_id, service.now_ms)
         remote = RemoteRooms(relay, rooms.settings, relayed)
+        service.failover.on_ended.append(remote.ended_here)
         return cls(bus, relay, OwnerSide(relay, service, rooms), remote)
 
     async def start(self) -> None:

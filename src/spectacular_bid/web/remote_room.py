@@ -32,7 +32,7 @@ from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.timesource import wall_ms
 from spectacular_bid.web.frames import VersionFrames, events_text, update_message
 from spectacular_bid.web.messages import ClientCommand
-from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json
+from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, dumps, player_json
 from spectacular_bid.web.room import RoomSettings, Subscriber
 
 log = logging.getLogger(__name__)
@@ -313,6 +313,15 @@ class RemoteRooms:
     def resync_all(self) -> None:
         for room in list(self._rooms.values()):
             room.resync_all()
+
+    def ended_here(self, match_ids: list[str]) -> None:
+        """This process ended these matches of a dead peer (D5, issue 13 item 3): their sockets
+        on every process close with 1013 now, and their clients reconnect to the ended match."""
+        for match_id in match_ids:
+            self.relay.bus.send(MATCH_CHANNEL + match_id, dumps({"t": "x"}))
+            room = self._rooms.get(match_id)
+            if room is not None:
+                room.close_all()
 
     async def _hold(self) -> None:
         while True:
