@@ -20,6 +20,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -286,3 +287,54 @@ async def test_a_killed_owners_match_is_ended_and_every_socket_elsewhere_told(
         state = await told_how_it_ended(c, table.match_id, table.tokens[1], within_s=10)
         assert state["match"]["status"] == "aborted"
         assert state["match"]["result"] == {"winner": None, "reason": "timing_failure"}
+
+
+async def lobby(server: Server) -> JSON:
+    async with httpx.AsyncClient(base_url=server.url, timeout=10) as http:
+        response = await http.get("/api/lobby")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def until_lobby(server: Server, check: Callable[[JSON], bool], within_s: float) -> JSON:
+    deadline = time.monotonic() + within_s
+    while True:
+        seen = await lobby(server)
+        if check(seen):
+            return seen
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the lobby of {server.url} is not there: {seen}")
+        await asyncio.sleep(0.2)
+
+
+async def test_every_process_shows_one_lobby(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        a, b = await servers(stack, target, tmp_path, redis_url, 2)
+        async with httpx.AsyncClient(base_url=a.url, timeout=10) as on_a:
+            ann = await guest(on_a, "Ann")
+            made = await on_a.post("/api/matches", json={"mode": "open"}, headers=bearer(ann))
+            assert made.status_code == 201, made.text
+        match_id = made.json()["id"]
+
+        def open_there(seen: JSON) -> bool:
+            return [m["id"] for m in seen["open_challenges"]] == [match_id]
+
+        line = (await until_lobby(b, open_there, within_s=5))["open_challenges"][0]
+        assert (line["first"], line["second"], line["status"]) == ("Ann", None, "waiting")
+        async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+            bo = await guest(on_b, "Bo")
+            joined = await on_b.post(f"/api/matches/{match_id}/join", headers=bearer(bo))
+            assert joined.status_code == 200, joined.text
+        async with connect(b.ws_url(match_id), compression=None) as watching:
+            await watching.recv()
+
+            def watched(seen: JSON) -> bool:
+                return any(m["id"] == match_id and m["spectators"] == 1 for m in seen["live"])
+
+            for server in (a, b):  # the spectator on b, counted by a, shown by both
+                seen = await until_lobby(server, watched, within_s=5)
+                assert seen["open_challenges"] == []
+        a.kill()  # its share lapses: b lists only what it knows
+        await until_lobby(b, lambda seen: seen["live"] == [], within_s=10)

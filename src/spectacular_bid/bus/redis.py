@@ -22,7 +22,7 @@ from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from spectacular_bid.service.bus import Handler
+from spectacular_bid.service.bus import BusDownError, Handler
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,22 @@ class RedisBus:
         if self._pubsub is not None and self._up:
             with contextlib.suppress(*_CONNECTION_ERRORS):
                 await self._pubsub.unsubscribe(channel)
+
+    async def put(self, key: str, text: str, ttl_ms: int) -> None:
+        assert self._client is not None
+        try:
+            await self._client.set(key, text, px=ttl_ms)
+        except _CONNECTION_ERRORS as exc:
+            raise BusDownError(f"Redis: {exc}") from exc
+
+    async def read(self, prefix: str) -> dict[str, str]:
+        assert self._client is not None
+        try:
+            keys = [key async for key in self._client.scan_iter(match=prefix + "*", count=100)]
+            values = await self._client.mget(keys) if keys else []
+        except _CONNECTION_ERRORS as exc:
+            raise BusDownError(f"Redis: {exc}") from exc
+        return {str(k): str(v) for k, v in zip(keys, values, strict=True) if v is not None}
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         self._reconnected.append(callback)

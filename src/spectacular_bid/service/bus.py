@@ -17,6 +17,10 @@ Handler = Callable[[str], None]
 """Called in the event loop with each message's text, in the order the channel delivered them."""
 
 
+class BusDownError(RuntimeError):
+    """The bus could not be reached: what was asked was not done."""
+
+
 class Bus(Protocol):
     async def start(self) -> None:
         """Connect; a bus that is down now is retried in the background."""
@@ -41,6 +45,15 @@ class Bus(Protocol):
         ...
 
     async def unlisten(self, channel: str) -> None: ...
+
+    async def put(self, key: str, text: str, ttl_ms: int) -> None:
+        """Keep ``text`` under ``key`` for ``ttl_ms`` (a process's share of the lobby, which
+        lapses when the process dies); raise :class:`BusDownError` when the bus is down."""
+        ...
+
+    async def read(self, prefix: str) -> dict[str, str]:
+        """Every key starting with ``prefix`` and its text; raise :class:`BusDownError`."""
+        ...
 
     def on_reconnect(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` each time the bus comes back after losing its connection: messages

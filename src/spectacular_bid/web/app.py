@@ -115,6 +115,7 @@ def create_app(
     app.state.accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
     app.state.rooms = rooms
     app.state.remote_rooms = relaying.remote if relaying is not None else None
+    app.state.shared_lobby = relaying.lobby if relaying is not None else None
     app.state.collector = collector
     app.state.http_limits = HttpLimits(settings)
     app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)

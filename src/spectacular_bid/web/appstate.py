@@ -13,6 +13,7 @@ from spectacular_bid.service.matches import MatchService
 from spectacular_bid.web.remote_room import RemoteRooms
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.settings import WebSettings
+from spectacular_bid.web.shared_lobby import SharedLobby
 
 
 def service_of(conn: HTTPConnection) -> MatchService:
@@ -53,3 +54,13 @@ def remote_rooms_of(conn: HTTPConnection) -> RemoteRooms | None:
 
 
 RemoteRoomsDep = Annotated[RemoteRooms | None, Depends(remote_rooms_of)]
+
+
+def shared_lobby_of(conn: HTTPConnection) -> SharedLobby | None:
+    """Every process's lobby lines; None without a relay (one process)."""
+    lobby = conn.app.state.shared_lobby
+    assert lobby is None or isinstance(lobby, SharedLobby), "create_app() sets shared_lobby"
+    return lobby
+
+
+SharedLobbyDep = Annotated[SharedLobby | None, Depends(shared_lobby_of)]

@@ -15,6 +15,7 @@ from spectacular_bid.web.relay import Relay
 from spectacular_bid.web.relay_owner import OwnerSide
 from spectacular_bid.web.remote_room import RemoteRooms
 from spectacular_bid.web.room import Rooms
+from spectacular_bid.web.shared_lobby import SharedLobby
 
 
 @dataclass(eq=False)
@@ -23,6 +24,7 @@ class Relaying:
     relay: Relay
     owner: OwnerSide
     remote: RemoteRooms
+    lobby: SharedLobby
     name: str = "redis"
     """As ``/readyz`` names it among the optional dependencies (issue 13 item 7)."""
 
@@ -38,15 +40,18 @@ class Relaying:
         relay = Relay(bus, server_id, service.now_ms)
         remote = RemoteRooms(relay, rooms.settings, relayed)
         service.failover.on_ended.append(remote.ended_here)
-        return cls(bus, relay, OwnerSide(relay, service, rooms), remote)
+        lobby = SharedLobby(bus, server_id, service, rooms)
+        return cls(bus, relay, OwnerSide(relay, service, rooms), remote, lobby)
 
     async def start(self) -> None:
         await self.bus.start()
         await self.relay.start()
         self.owner.start()
         self.remote.start()
+        self.lobby.start()
 
     async def stop(self) -> None:
+        await self.lobby.close()
         await self.remote.close()
         await self.owner.close()
         await self.relay.close()

@@ -12,7 +12,7 @@ from spectacular_bid.service.listings import MatchSummary, profile_handle
 from spectacular_bid.service.match_ratings import current
 from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.rematches import StandingOffer
-from spectacular_bid.web.appstate import RoomsDep, Service
+from spectacular_bid.web.appstate import RoomsDep, Service, SharedLobbyDep
 from spectacular_bid.web.identity import Caller
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
@@ -75,7 +75,10 @@ class Lobby(WireModel):
 
 
 def _lines(
-    summaries: list[MatchSummary], rooms: Rooms, ratings: dict[str, PlayerRating]
+    summaries: list[MatchSummary],
+    rooms: Rooms,
+    ratings: dict[str, PlayerRating],
+    elsewhere: dict[str, int],
 ) -> list[LobbyMatch]:
     return [
         LobbyMatch(
@@ -85,7 +88,7 @@ def _lines(
             first=s.first,
             second=s.second,
             round_number=s.round_number,
-            spectators=rooms.spectators(s.id),
+            spectators=elsewhere[s.id] if s.id in elsewhere else rooms.spectators(s.id),
             created_at_ms=s.created_at_ms,
             bank_ms=s.bank_ms,
             delay_ms=s.delay_ms,
@@ -114,8 +117,15 @@ def _offers(offers: list[StandingOffer], ratings: dict[str, PlayerRating]) -> li
 
 
 @router.get("", response_model=Lobby)
-async def read_lobby(service: Service, rooms: RoomsDep, caller: Caller) -> Lobby:
-    kinds = (service.open_challenges(), service.live_matches(), service.recently_finished())
+async def read_lobby(
+    service: Service, rooms: RoomsDep, caller: Caller, shared: SharedLobbyDep
+) -> Lobby:
+    """Every server process's matches when they relay (issue 13 item 6), else this one's."""
+    elsewhere: dict[str, int] = {}
+    if shared is not None:
+        kinds, elsewhere = await shared.lines()
+    else:
+        kinds = (service.open_challenges(), service.live_matches(), service.recently_finished())
     offers = service.rematches.offers_to(caller.id) if caller is not None else []
     ids = {s.first_id for kind in kinds for s in kind[:LIST_LIMIT] if s.first_id is not None}
     ids.update(o.by.id for o in offers)
@@ -125,7 +135,7 @@ async def read_lobby(service: Service, rooms: RoomsDep, caller: Caller) -> Lobby
         player_id: PlayerRating.of(current(p.rating, p.rated_at_ms, now_ms))
         for player_id, p in found.items()
     }
-    open_challenges, live, finished = (_lines(kind, rooms, ratings) for kind in kinds)
+    open_challenges, live, finished = (_lines(kind, rooms, ratings, elsewhere) for kind in kinds)
     return Lobby(
         open_challenges=open_challenges,
         live=live,

@@ -1,0 +1,110 @@
+"""One lobby for every server process (issue 13 item 6).
+
+Each process knows only the matches it runs. So, while it relays, each puts its own lobby lines
+— open challenges, live and recently finished matches, with their spectators counted across
+processes by the owner's room — under a key of its own every :data:`SHARE_MS`, kept for
+:data:`KEEP_MS`: a process that dies drops out of every lobby within seconds, and its matches
+come back as ended from the database. A lobby read merges the others' shares with its own live
+lines; the merge is kept :data:`CACHE_MS` so a crowd polling the lobby costs one Redis read.
+With Redis down each process shows its own lines only (degraded, never failing).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+from typing import Any, Final
+
+from spectacular_bid.service.bus import Bus, BusDownError
+from spectacular_bid.service.listings import MatchSummary
+from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.room import Rooms
+
+log = logging.getLogger(__name__)
+
+LOBBY_KEY: Final = "specbid:lobby:"
+SHARE_MS: Final = 1_000
+KEEP_MS: Final = 5_000
+CACHE_MS: Final = 500
+KINDS: Final = ("open", "live", "finished")
+
+SUMMARY_FIELDS: Final = frozenset(f.name for f in dataclasses.fields(MatchSummary))
+"""A share written by a later release may carry more; only these make a line here."""
+
+Lines = tuple[list[MatchSummary], list[MatchSummary], list[MatchSummary]]
+
+
+class SharedLobby:
+    def __init__(self, bus: Bus, server_id: str, service: MatchService, rooms: Rooms) -> None:
+        self.bus = bus
+        self.key = LOBBY_KEY + server_id
+        self.service = service
+        self.rooms = rooms
+        self._task: asyncio.Task[None] | None = None
+        self._others: tuple[int, list[dict[str, Any]]] | None = None
+
+    def local(self) -> Lines:
+        service = self.service
+        return service.open_challenges(), service.live_matches(), service.recently_finished()
+
+    def spectators(self, match_id: str) -> int:
+        return self.rooms.spectators(match_id)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._share(), name="lobby-share")
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _share(self) -> None:
+        while True:
+            share = {
+                kind: [
+                    {**dataclasses.asdict(s), "spectators": self.rooms.spectators(s.id)}
+                    for s in lines
+                ]
+                for kind, lines in zip(KINDS, self.local(), strict=True)
+            }
+            with contextlib.suppress(BusDownError):
+                await self.bus.put(self.key, json.dumps(share), KEEP_MS)
+            await asyncio.sleep(SHARE_MS / 1000)
+
+    async def lines(self) -> tuple[Lines, dict[str, int]]:
+        """Every process's lobby lines, newest first, and the spectators of the others'."""
+        own = self.local()
+        others = await self._read_others()
+        merged: list[list[MatchSummary]] = [list(kind) for kind in own]
+        spectators: dict[str, int] = {}
+        seen = {s.id for kind in own for s in kind}
+        for share in others:
+            for index, kind in enumerate(KINDS):
+                for line in share.get(kind, []):
+                    if line["id"] in seen:
+                        continue
+                    seen.add(line["id"])
+                    spectators[line["id"]] = int(line.get("spectators", 0))
+                    fields = {k: v for k, v in line.items() if k in SUMMARY_FIELDS}
+                    merged[index].append(MatchSummary(**fields))
+        for kind_lines in merged:
+            kind_lines.sort(key=lambda s: s.created_at_ms, reverse=True)
+        return (merged[0], merged[1], merged[2]), spectators
+
+    async def _read_others(self) -> list[dict[str, Any]]:
+        now = self.service.now_ms()
+        cached = self._others
+        if cached is not None and now - cached[0] < CACHE_MS:
+            return cached[1]
+        try:
+            found = await self.bus.read(LOBBY_KEY)
+        except BusDownError as exc:
+            log.info("the lobby shows this process's matches only: %s", exc)
+            found = {}
+        shares = [json.loads(text) for key, text in found.items() if key != self.key]
+        self._others = (now, shares)
+        return shares
