@@ -7,8 +7,13 @@ the played matches must not be ended by the service (no loop stall, D5).
 
 from __future__ import annotations
 
+import asyncio
+import os
+from pathlib import Path
+
 import pytest
 
+from durable.conftest import TEST_DATABASE_URL, Target, create_target, drop_target, new_target
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench.capacity import MIN_CAPACITY
 
@@ -77,3 +82,48 @@ def test_bench_server_against_a_server_that_measured_its_own_capacity(
     assert isinstance(cap, int)
     assert cap >= MIN_CAPACITY
     assert (report["refused"], report["never_admitted_slots"]) == (0, 0)
+
+
+async def _fresh_database() -> Target:
+    target = new_target("postgresql", Path("unused"))
+    await create_target(target)
+    return target
+
+
+def test_bench_server_spreads_its_clients_over_several_relaying_processes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    redis_url = os.environ.get("TEST_REDIS_URL")
+    if not (TEST_DATABASE_URL and redis_url):
+        if os.environ.get("CI"):
+            pytest.fail("CI must measure several processes on PostgreSQL and Redis")
+        pytest.skip("needs TEST_DATABASE_URL and TEST_REDIS_URL")
+    target = asyncio.run(_fresh_database())
+    try:
+        monkeypatch.setenv("DATABASE_URL", target.url)
+        monkeypatch.setenv("REDIS_URL", redis_url)
+        report = bench_server.run(
+            matches=6, seconds=4.0, think_ms=(50, 200), timeout_matches=2, processes=2
+        )
+    finally:
+        asyncio.run(drop_target(target))
+    assert report["processes"] == 2
+    assert "timing_failure" not in report["ended"]  # type: ignore[operator]
+    assert report["errors"] == {}
+    assert report["early_flags"] == 0
+    assert report["flags_measured"] == 2
+    commands = report["commands"]
+    assert isinstance(commands, int)
+    assert commands > 0
+    # The second seat and the spectator of every match used the other process: relayed.
+    relay = report["relay_p99_ms"]
+    assert isinstance(relay, float)
+    assert relay > 0
+
+
+def test_several_processes_need_a_shared_database_and_redis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    with pytest.raises(ValueError, match="DATABASE_URL and REDIS_URL"):
+        bench_server.run(matches=1, seconds=1.0, processes=2)

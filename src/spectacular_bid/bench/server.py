@@ -23,7 +23,7 @@ import asyncio
 
 from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive, longest_run_s
 from spectacular_bid.bench.server_players import Stats
-from spectacular_bid.bench.server_process import peak_rss_mb, serving
+from spectacular_bid.bench.server_process import peak_rss_mb, serving_several
 
 
 def run(
@@ -33,26 +33,33 @@ def run(
     timeout_matches: int = 20,
     seed: int = 1,
     warmup_s: float = WARMUP_S,
+    processes: int = 1,
 ) -> dict[str, object]:
-    """Start a server process, drive it, and report the figures of issue 3's benchmark."""
-    if matches < 1 or seconds <= 0 or timeout_matches < 0 or warmup_s < 0:
+    """Start the server processes, drive them, and report the figures of issue 3's benchmark
+    (with ``processes`` above 1, on ``$DATABASE_URL`` relaying through ``$REDIS_URL``)."""
+    if matches < 1 or seconds <= 0 or timeout_matches < 0 or warmup_s < 0 or processes < 1:
         raise ValueError(
-            f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=}"
+            f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=} {processes=}"
         )
     load = Load(matches, seconds, think_ms, timeout_matches, seed, warmup_s)
     # The time-out matches wait for their moment in the window to press Start; the players of
     # the others press at once, so a grace this long changes nothing for them (D3).
-    with serving(grace_s=longest_run_s(load)) as server:
-        stats = asyncio.run(drive(server.base, load, server.pid))
-        rss_mb = peak_rss_mb(server.pid)
-    return _report(load, stats, rss_mb, server.stalls)
+    with serving_several(processes, grace_s=longest_run_s(load)) as servers:
+        pids = [server.pid for server in servers]
+        stats = asyncio.run(drive([server.base for server in servers], load, pids))
+        rss_mb = sum(peak_rss_mb(pid) for pid in pids)
+    stalls = [line for server in servers for line in server.stalls]
+    return _report(load, stats, rss_mb, stalls, processes)
 
 
-def _report(load: Load, stats: Stats, rss_mb: float, stalls: list[str]) -> dict[str, object]:
+def _report(
+    load: Load, stats: Stats, rss_mb: float, stalls: list[str], processes: int
+) -> dict[str, object]:
     seconds = load.seconds
     lateness = stats.flag_lateness_ms
     return {
         "benchmark": "server",
+        "processes": processes,
         "matches": load.matches,
         "seconds": seconds,
         "warmup_s": load.warmup_s,
@@ -87,6 +94,7 @@ def _report(load: Load, stats: Stats, rss_mb: float, stalls: list[str]) -> dict[
         "server_rss_growth_percent": _growth_percent(
             stats.window_start_rss_kb, stats.window_end_rss_kb
         ),
+        "relay_p99_ms": stats.relay_p99_ms,
     }
 
 

@@ -87,45 +87,57 @@ def _retry_after_s(response: httpx.Response) -> float:
 class Driver:
     """One run's HTTP client and connection gates, and the loop each match slot plays."""
 
-    def __init__(self, base: str, stats: Stats, think_ms: tuple[int, int], seed: int) -> None:
-        self.base = base
-        self.ws_base = base.replace("http://", "ws://")
+    def __init__(
+        self, bases: list[str], stats: Stats, think_ms: tuple[int, int], seed: int
+    ) -> None:
+        self.bases = bases
         self.stats = stats
         self.think_ms = think_ms
         self.rng = random.Random(seed)
-        self.http = httpx.AsyncClient(base_url=base, timeout=60)
+        self.clients = [httpx.AsyncClient(base_url=base, timeout=60) for base in bases]
+        self.http = self.clients[0]
         self.window_open = asyncio.Event()
         """Set when the measured window opens: time-out matches start their clocks after it."""
         self.connect_gate = asyncio.Semaphore(64)
         self.http_gate = asyncio.Semaphore(32)
         """httpx's pool slows down badly with thousands of waiting requests: queue them here."""
 
-    async def guest(self, name: str) -> str:
+    def server_of(self, index: int, seat: int) -> int:
+        """Which server a slot's seat (0, 1; 2 the spectator) uses: the match is made on the
+        slot's own, the second seat and the spectator use the next one (with several servers,
+        issue 13: their commands and frames go through the relay)."""
+        return (index + (seat > 0)) % len(self.bases)
+
+    async def guest(self, name: str, server: int = 0) -> str:
         async with self.http_gate:
-            r = await self.http.post("/api/session", json={"name": name})
+            r = await self.clients[server].post("/api/session", json={"name": name})
         r.raise_for_status()
         token: str = r.json()["token"]
         return token
 
-    async def _post(self, path: str, body: dict[str, Any] | None, token: str) -> httpx.Response:
+    async def _post(
+        self, path: str, body: dict[str, Any] | None, token: str, server: int = 0
+    ) -> httpx.Response:
         async with self.http_gate:
-            return await self.http.post(
+            return await self.clients[server].post(
                 path, json=body, headers={"Authorization": f"Bearer {token}"}
             )
 
     async def new_match(
-        self, tokens: tuple[str, str], clock: dict[str, int] | None, until: float
+        self, tokens: tuple[str, str], clock: dict[str, int] | None, until: float, index: int = 0
     ) -> str:
         """A created and joined match; raise :class:`Refused` if the server is busy. A refused
         join is tried again, as a person would, until it is let in or the run ends."""
-        r = await self._post("/api/matches", {"mode": "invite", **(clock or {})}, tokens[0])
+        body = {"mode": "invite", **(clock or {})}
+        r = await self._post("/api/matches", body, tokens[0], self.server_of(index, 0))
         if r.status_code == 503:
             self.stats.refused += 1
             raise Refused(_retry_after_s(r))
         self._check(r)
         match_id: str = r.json()["id"]
         while True:
-            r = await self._post(f"/api/matches/{match_id}/join", None, tokens[1])
+            joiner = self.server_of(index, 1)
+            r = await self._post(f"/api/matches/{match_id}/join", None, tokens[1], joiner)
             if r.status_code != 503:
                 break
             self.stats.refused += 1
@@ -144,17 +156,38 @@ class Driver:
         raise Failed(1.0)
 
     async def health(self) -> dict[str, Any]:
-        """The server's own load readings (``GET /api/health``)."""
-        r = await self.http.get("/api/health")
-        r.raise_for_status()
-        health: dict[str, Any] = r.json()
+        """The servers' own load readings (``GET /api/health``), summed over the servers: their
+        sockets and live matches added, their pauses together."""
+        readings = []
+        for client in self.clients:
+            r = await client.get("/api/health")
+            r.raise_for_status()
+            readings.append(r.json())
+        health: dict[str, Any] = readings[0]
+        for other in readings[1:]:
+            for key in ("open_sockets", "max_live_matches"):
+                if isinstance(health.get(key), int) and isinstance(other.get(key), int):
+                    health[key] += other[key]
+            health["pauses"] = [*health.get("pauses", []), *other.get("pauses", [])]
         return health
 
-    async def open_ws(self, match_id: str, token: str | None) -> ClientConnection:
+    async def relay_counts(self) -> list[tuple[float, float]]:
+        """``(upper bound in s, cumulative count)`` of the servers' relay delay histogram,
+        summed over the servers (``/metrics``)."""
+        totals: dict[float, float] = {}
+        for client in self.clients:
+            r = await client.get("/metrics")
+            r.raise_for_status()
+            for bound, count in relay_buckets(r.text):
+                totals[bound] = totals.get(bound, 0.0) + count
+        return sorted(totals.items())
+
+    async def open_ws(self, match_id: str, token: str | None, server: int = 0) -> ClientConnection:
         query = f"?token={token}" if token else ""
+        ws_base = self.bases[server].replace("http://", "ws://")
         async with self.connect_gate:
             return await connect(
-                f"{self.ws_base}/ws/matches/{match_id}{query}",
+                f"{ws_base}/ws/matches/{match_id}{query}",
                 compression=None,
                 max_size=2**22,
                 open_timeout=60,
@@ -167,12 +200,15 @@ class Driver:
     async def play_matches(
         self, index: int, until: float, *, passive: bool = False, start_after_s: float = 0.0
     ) -> None:
-        tokens = (await self.guest(f"p{index}a"), await self.guest(f"p{index}b"))
+        tokens = (
+            await self.guest(f"p{index}a", self.server_of(index, 0)),
+            await self.guest(f"p{index}b", self.server_of(index, 1)),
+        )
         clock = {"bank_ms": _TIMEOUT_BANK_MS, "delay_ms": _TIMEOUT_DELAY_MS} if passive else None
         first = not passive
         while time.perf_counter() < until:
             try:
-                match_id = await self.new_match(tokens, clock, until)
+                match_id = await self.new_match(tokens, clock, until, index)
             except Retry as retry:
                 refused = isinstance(retry, Refused)
                 (self.stats.refused_slots if refused else self.stats.failed_slots).add(index)
@@ -181,8 +217,9 @@ class Driver:
             sockets: list[ClientConnection] = []
             tasks: list[asyncio.Task[None]] = []
             try:
-                for token in (*tokens, None):
-                    sockets.append(await self.open_ws(match_id, token))
+                for seat, token in enumerate((*tokens, None)):
+                    server = self.server_of(index, seat)
+                    sockets.append(await self.open_ws(match_id, token, server))
                 start_when = (lambda: self.after_window_opens(start_after_s)) if passive else None
                 seats = [
                     Player(
@@ -251,15 +288,40 @@ async def settle(driver: HealthSource) -> None:
         await asyncio.sleep(_SETTLE_S)
 
 
-async def drive(base: str, load: Load, server_pid: int) -> Stats:
+def relay_buckets(exposition: str) -> list[tuple[float, float]]:
+    """``(upper bound in s, cumulative count)`` of ``specbid_relay_seconds`` in a scrape."""
+    found = []
+    for line in exposition.splitlines():
+        if line.startswith("specbid_relay_seconds_bucket{"):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            found.append(
+                (float("inf") if bound == "+Inf" else float(bound), float(line.split()[-1]))
+            )
+    return found
+
+
+def relay_p99_ms(
+    before: list[tuple[float, float]], after: list[tuple[float, float]]
+) -> float | None:
+    """The 99th percentile of the relay delays counted between two scrapes, as the upper bound
+    of its histogram bucket (ms); None when nothing was relayed (one server)."""
+    counted = dict(before)
+    window = [(bound, count - counted.get(bound, 0.0)) for bound, count in after]
+    if not window or window[-1][1] <= 0:
+        return None
+    total = window[-1][1]
+    return next(bound * 1000 for bound, cumulative in window if cumulative >= 0.99 * total)
+
+
+async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     """Connect every match slot, warm up, then measure for ``load.seconds``."""
     # This process is the measuring instrument: its own collector's pauses would be counted as
     # the server's latency. Its start-up objects are frozen, and during the measured window its
     # collector is off; its garbage waits for the end of the window.
     gc.collect()
     gc.freeze()
-    stats = Stats(idle_rss_kb=rss_kb(server_pid))
-    driver = Driver(base, stats, load.think_ms, load.seed)
+    stats = Stats(idle_rss_kb=sum(rss_kb(pid) for pid in server_pids))
+    driver = Driver(bases, stats, load.think_ms, load.seed)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
     until = time.perf_counter() + longest_run_s(load) - _TIMEOUT_SETTLE_S
     # Time-outs come one by one over the window, as they would among people; started all at once
@@ -293,18 +355,21 @@ async def drive(base: str, load: Load, server_pid: int) -> Stats:
     gc.freeze()
     await settle(driver)
     stats.measuring = True
-    cpu_before = cpu_seconds(server_pid)
+    cpu_before = sum(cpu_seconds(pid) for pid in server_pids)
     stats.window_start = await driver.health()
-    stats.window_start_rss_kb = rss_kb(server_pid)
+    stats.window_start_rss_kb = sum(rss_kb(pid) for pid in server_pids)
+    relayed_before = await driver.relay_counts()
     driver.window_open.set()
     await asyncio.sleep(seconds)
     stats.measuring = False
     gc.enable()
-    stats.server_cpu_s = cpu_seconds(server_pid) - cpu_before
+    stats.server_cpu_s = sum(cpu_seconds(pid) for pid in server_pids) - cpu_before
     stats.window_end = await driver.health()
-    stats.window_end_rss_kb = rss_kb(server_pid)
+    stats.window_end_rss_kb = sum(rss_kb(pid) for pid in server_pids)
+    stats.relay_p99_ms = relay_p99_ms(relayed_before, await driver.relay_counts())
     for task in tasks + passive:
         task.cancel()
     await asyncio.gather(*tasks, *passive, return_exceptions=True)
-    await driver.http.aclose()
+    for client in driver.clients:
+        await client.aclose()
     return stats

@@ -26,6 +26,8 @@ class Stats:
 
     sent_at: dict[tuple[str, int], tuple[float, int]] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
+    relay_p99_ms: float | None = None
+    """With several servers: the 99th percentile of the relay's delay between them."""
     commands: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     flag_lateness_ms: list[int] = field(default_factory=list)

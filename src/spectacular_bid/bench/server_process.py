@@ -83,38 +83,52 @@ def peak_rss_mb(pid: int) -> float:
 
 
 @contextlib.contextmanager
-def serving(grace_s: float | None = None) -> Iterator[ServerProcess]:
-    """Start ``specbid serve`` on a free port, wait until it answers, and stop it on exit.
+def serving_several(count: int, grace_s: float | None = None) -> Iterator[list[ServerProcess]]:
+    """Start ``count`` ``specbid serve`` processes on free ports, wait until they answer, and
+    stop them on exit.
 
-    With ``DATABASE_URL`` set the server stores in that database (PostgreSQL); otherwise in a
-    scratch SQLite file that goes away with the run. ``grace_s`` sets its D3 grace: how long a
-    dealt-out match may wait for its Start presses before the server deals anyway.
+    With ``DATABASE_URL`` set they store in that database (PostgreSQL); otherwise in a scratch
+    SQLite file that goes away with the run (one process only). Several relay through
+    ``$REDIS_URL`` (issue 13 item 2). ``grace_s`` sets their D3 grace: how long a dealt-out
+    match may wait for its Start presses before the server deals anyway.
     """
-    port = _free_port()
-    env = {**os.environ, **_ONE_ADDRESS, "SPECBID_PORT": str(port)}
+    env = {**os.environ, **_ONE_ADDRESS}
     if grace_s is not None:
         env["SPECBID_GRACE_MS"] = str(round(grace_s * 1000))
-    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as data_dir:
-        storage = [] if os.environ.get("DATABASE_URL") else ["--data-dir", data_dir]
-        process = subprocess.Popen(
-            [*_SERVE, "--port", str(port), "--log-level", "warning", *storage],
-            env=env,
-            stdout=log,
-            stderr=log,
-        )
-        server = ServerProcess(f"http://127.0.0.1:{port}", process.pid)
-        try:
+    if count > 1 and not (env.get("DATABASE_URL") and env.get("REDIS_URL")):
+        raise ValueError("several server processes need DATABASE_URL and REDIS_URL set")
+    if count == 1:
+        env.pop("REDIS_URL", None)
+    with contextlib.ExitStack() as stack:
+        data_dir = stack.enter_context(tempfile.TemporaryDirectory())
+        storage = [] if env.get("DATABASE_URL") else ["--data-dir", data_dir]
+        started = []
+        for _ in range(count):
+            log = stack.enter_context(tempfile.TemporaryFile())
+            port = _free_port()
+            process = subprocess.Popen(
+                [*_SERVE, "--port", str(port), "--log-level", "warning", *storage],
+                env={**env, "SPECBID_PORT": str(port)},
+                stdout=log,
+                stderr=log,
+            )
+            started.append((ServerProcess(f"http://127.0.0.1:{port}", process.pid), process, log))
+            stack.callback(_stop, started[-1][0], process, log)
+        for server, process, log in started:
             _wait_ready(server.base, process, log)
-            yield server
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        log.seek(0)
-        text = log.read().decode(errors="replace")
-        server.stalls = [line.strip() for line in text.splitlines() if _STALL_LOG in line]
+        yield [server for server, _, _ in started]
+
+
+def _stop(server: ServerProcess, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    log.seek(0)
+    text = log.read().decode(errors="replace")
+    server.stalls = [line.strip() for line in text.splitlines() if _STALL_LOG in line]
 
 
 def _wait_ready(base: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:

@@ -157,6 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="play before the window opens; a soak waits for the steady state (default: 5)",
     )
     server.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
+    server.add_argument(
+        "--processes",
+        type=positive_int,
+        default=1,
+        help="server processes on $DATABASE_URL relaying through $REDIS_URL, the clients "
+        "spread over them (default: 1)",
+    )
     server.set_defaults(handler=run_bench_server)
 
     serve = commands.add_parser(

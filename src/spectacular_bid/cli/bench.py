@@ -94,6 +94,7 @@ def run_bench_server(args: argparse.Namespace) -> int:
         timeout_matches=args.timeout_matches,
         seed=args.seed,
         warmup_s=args.warmup_s,
+        processes=args.processes,
     )
     print(json.dumps(result))
     return EXIT_OK
