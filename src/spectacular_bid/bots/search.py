@@ -1,0 +1,83 @@
+"""Determinized search (perfect-information Monte Carlo) over sampled worlds.
+
+Each world from :mod:`.worlds` agrees with everything the seat saw; every candidate action is
+tried in the same world and then played out to the round's end, each action's playouts sharing
+one random stream per world so that the actions are compared on equal luck. The action with the
+best mean over all worlds is chosen. The search stops at its world count or at ``deadline`` on
+the injected clock, whichever comes first, having always finished at least one world.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from spectacular_bid.bots.knowledge import Knowledge
+from spectacular_bid.bots.playouts import playout
+from spectacular_bid.bots.policies import Policy
+from spectacular_bid.bots.worlds import sample_hidden, sample_opening, sample_world
+from spectacular_bid.rules.actions import SeatAction
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Effort:
+    """How hard one search works: worlds sampled, playouts per action in each, their policy."""
+
+    worlds: int
+    playouts: int
+    policy: Policy
+
+
+def best_action(
+    k: Knowledge,
+    legal: Sequence[SeatAction],
+    rng: random.Random,
+    effort: Effort,
+    clock: Clock,
+    deadline: float,
+) -> SeatAction:
+    """The legal action with the best mean playout value over sampled worlds."""
+    seat = k.seat
+    start = k.balances[seat]
+    totals = [0.0] * len(legal)
+    for _ in range(effort.worlds):
+        world = sample_world(k, rng)
+        for _ in range(effort.playouts):
+            seed = rng.random()
+            for i, action in enumerate(legal):
+                trial = world.copy()
+                trial.apply(action)
+                totals[i] += playout(trial, seat, start, effort.policy, random.Random(seed))
+        if clock() >= deadline:
+            break
+    best = max(range(len(legal)), key=totals.__getitem__)
+    return legal[best]
+
+
+def opening_values(
+    k: Knowledge, rng: random.Random, effort: Effort, clock: Clock, deadline: float
+) -> tuple[float, float]:
+    """The seat's mean value of the round when it opens and when the other seat opens, with no
+    payment yet (R6.3): what winning the auction is worth, from the same worlds."""
+    seat = k.seat
+    start = k.balances[seat]
+    mine = theirs = 0.0
+    count = 0
+    for _ in range(effort.worlds):
+        hidden = sample_hidden(k, rng)
+        for _ in range(effort.playouts):
+            seed = rng.random()
+            own = sample_opening(k, seat, hidden)
+            mine += playout(own, seat, start, effort.policy, random.Random(seed))
+            other = sample_opening(k, seat.other, hidden)
+            theirs += playout(other, seat, start, effort.policy, random.Random(seed))
+            count += 1
+        if clock() >= deadline:
+            break
+    return mine / count, theirs / count
+
+
+__all__ = ["Clock", "Effort", "best_action", "opening_values"]
