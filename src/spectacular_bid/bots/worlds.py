@@ -27,9 +27,16 @@ from spectacular_bid.rules.round import HAND_SIZE
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.tiles import ALL_MASK, VALUE_MASK, Tile, tiles_in
 
-_SHOWING: tuple[int, ...] = tuple(
-    sum(VALUE_MASK[v] for v in range(7) if values >> v & 1) for values in range(128)
-)
+
+def _showing(values: int) -> int:
+    mask = 0
+    for value, tiles in enumerate(VALUE_MASK):
+        if values >> value & 1:
+            mask |= tiles
+    return mask
+
+
+_SHOWING: tuple[int, ...] = tuple(_showing(values) for values in range(128))
 """For a bit mask of values, the tiles that show at least one of them (R3.1)."""
 
 
