@@ -497,7 +497,7 @@ nothing else of the module: no global generator, so a decision replays from its 
 def check_bots_randomness(module: str, source: str) -> list[str]:
     """Every use in a bots module of :mod:`random` other than :class:`random.Random`."""
     tree = ast.parse(source, filename=module)
-    problems = []
+    problems: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "random":
             problems.extend(
