@@ -40,7 +40,7 @@ class Level:
 LEVELS: Final = {
     3: Level(Effort(worlds=30, playouts=1, policy=mixed_policy(0.3)), share=0.25),
     4: Level(Effort(worlds=80, playouts=2, policy=mixed_policy(0.15)), share=0.6),
-    5: Level(Effort(worlds=100_000, playouts=2, policy=mixed_policy(0.1)), share=1.0),
+    5: Level(Effort(worlds=100_000, playouts=1, policy=mixed_policy(0.1), settle=32), share=1.0),
 }
 """Level 5 is bound by time alone; 3 and 4 by their world counts first."""
 LOWEST, HIGHEST = 1, 5
