@@ -60,12 +60,15 @@ class Knowledge:
     """For each moment the other seat drew or passed, the open places' values as a bit mask over
     0–6: it held no tile showing one of them then (R4.1, R4.4)."""
     moment_boards: list[int] = field(default_factory=list)
+    """How many tiles the board held at each moment: draws and a pass in one turn share one."""
     hidden_draws: list[int] = field(default_factory=list)
     """For each draw of the other seat whose tile stayed hidden, the index of its moment."""
     turn_draws: int = 0
+    """The other seat's draws in its current turn; a placement after them is the last one."""
     opening_excluded: int = 0
     """Tiles the other seat's dealt hand cannot have held, by an R2.3 opening."""
     r23_opening: bool = False
+    """True while the round's opening follows R2.3 (no auction), so its tile says something."""
 
     @property
     def unseen(self) -> int:
