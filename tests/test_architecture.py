@@ -1,4 +1,4 @@
-"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web.
+"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web, and rules ← bots.
 
 Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
 of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
@@ -88,15 +88,26 @@ LAYERS: dict[str, Layer] = {
     ROOT: _layer(ROOT),
     "rules": _layer(ROOT, "rules", pure=True),
     "clock": _layer(ROOT, "rules", "clock", pure=True),
+    "bots": Layer(frozenset({ROOT, "rules", "bots"}), banned_stdlib=IMPURE_STDLIB - {"random"}),
     "service": _layer(ROOT, "rules", "clock", "service", third_party=True, measures=False),
     "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True, measures=False),
     "bus": _layer(ROOT, "service", "bus", third_party=True, measures=False),
     "web": _layer(ROOT, "rules", "clock", "service", "store", "bus", "web", third_party=True),
     "bench": _layer(
-        ROOT, "rules", "clock", "service", "store", "bus", "web", "bench", third_party=True
+        ROOT, "rules", "clock", "bots", "service", "store", "bus", "web", "bench", third_party=True
     ),
     "cli": _layer(
-        ROOT, "rules", "clock", "service", "store", "bus", "web", "bench", "cli", third_party=True
+        ROOT,
+        "rules",
+        "clock",
+        "bots",
+        "service",
+        "store",
+        "bus",
+        "web",
+        "bench",
+        "cli",
+        third_party=True,
     ),
     "__main__": _layer(ROOT, "cli"),
 }
@@ -485,3 +496,74 @@ def test_the_purity_check_catches(source: str, expected: str) -> None:
     problems = check_pure_service(f"{PACKAGE}.service.machine", source, known)
     assert len(problems) == 1
     assert expected in problems[0]
+
+
+# -- the bots are pure too, and reach no live match (issue 14) ------------------------------------
+
+BOTS_RANDOM_USE = frozenset({"Random"})
+"""A bot may name ``random.Random`` (the generator it is given, or one seeded from it), and
+nothing else of the module: no global generator, so a decision replays from its inputs."""
+
+
+def check_bots_randomness(module: str, source: str) -> list[str]:
+    """Every use in a bots module of :mod:`random` other than :class:`random.Random`."""
+    tree = ast.parse(source, filename=module)
+    problems: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "random":
+            problems.extend(
+                f"{module}:{node.lineno} imports random.{alias.name}"
+                for alias in node.names
+                if alias.name not in BOTS_RANDOM_USE
+            )
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "random"
+            and node.attr not in BOTS_RANDOM_USE
+        ):
+            problems.append(f"{module}:{node.lineno} uses random.{node.attr}")
+    return problems
+
+
+def test_bots_draw_randomness_only_from_a_given_generator() -> None:
+    modules = [(name, path) for name, _, path in source_modules() if layer_of(name) == "bots"]
+    assert len(modules) >= 5  # the package exists: no vacuous pass
+    problems = [p for name, path in modules for p in check_bots_randomness(name, path.read_text())]
+    assert problems == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import random\nx = random.random()\n", "uses random.random"),
+        ("import random\nrandom.shuffle([])\n", "uses random.shuffle"),
+        ("from random import choice\n", "imports random.choice"),
+    ],
+)
+def test_the_bots_randomness_check_catches(source: str, expected: str) -> None:
+    problems = check_bots_randomness(f"{PACKAGE}.bots.levels", source)
+    assert len(problems) == 1
+    assert expected in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import time\n", "bots must stay pure (no time)"),
+        ("import asyncio\n", "bots must stay pure (no asyncio)"),
+        ("from spectacular_bid.service import machine\n", "bots may not import service"),
+        ("from spectacular_bid.clock import MatchClock\n", "bots may not import clock"),
+        ("import numpy\n", "bots may import only the standard library"),
+    ],
+)
+def test_the_bots_row_catches(source: str, expected: str) -> None:
+    problems = check_source(f"{PACKAGE}.bots.search", source)
+    assert len(problems) == 1
+    assert expected in problems[0]
+
+
+def test_rules_never_import_bots() -> None:
+    assert check_source(f"{PACKAGE}.rules.match", "from spectacular_bid.bots import decide\n") == [
+        f"{PACKAGE}.rules.match:1 imports {PACKAGE}.bots: rules may not import bots"
+    ]

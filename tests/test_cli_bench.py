@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from spectacular_bid.bench.bots import wilson
 from spectacular_bid.cli import main
 
 RATES = ("rounds_per_s", "actions_per_s", "matches_per_s")
@@ -131,3 +132,40 @@ def test_bench_server_passes_the_warmup(monkeypatch: pytest.MonkeyPatch) -> None
     assert main(["bench", "server", "--warmup-s", "0"]) == 0
     assert main(["bench", "server"]) == 0
     assert seen == [900.0, 0.0, 5.0]
+
+
+def test_bench_bots_prints_one_json_line(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["bench", "bots", "--matches", "2", "--levels", "1,2", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    assert err == ""
+    assert out.count("\n") == 1
+    report = json.loads(out)
+    assert report["benchmark"] == "bots"
+    assert [(p["a"], p["b"]) for p in report["pairs"]] == [(2, 2), (2, 1), (1, 1)]
+    for pair in report["pairs"]:
+        assert pair["matches"] == 2
+        assert 0 <= pair["a_wins"] <= 2
+        lo, hi = pair["ci95"]
+        assert 0 <= lo <= pair["win_rate"] <= hi <= 1
+    assert set(report["levels"]) == {"1", "2"}
+    assert all(stats["decisions"] > 0 for stats in report["levels"].values())
+
+
+@pytest.mark.parametrize("levels", ["0", "6", "2,x", ""])
+def test_bench_bots_bad_levels_exit_2(capsys: pytest.CaptureFixture[str], levels: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "bots", "--levels", levels])
+    assert exited.value.code == 2
+    assert "argument --levels: expected" in capsys.readouterr().err
+
+
+def test_wilson_interval_of_the_bots_bench() -> None:
+    # Wilson 95 %: 5 of 10 gives 0.237–0.763; 10 of 10 still leaves room below 1.
+    lo, hi = wilson(5, 10)
+    assert (round(lo, 3), round(hi, 3)) == (0.237, 0.763)
+    lo, hi = wilson(10, 10)
+    assert round(lo, 3) == 0.722
+    assert hi == 1.0
+    with pytest.raises(ValueError, match="not 0"):
+        wilson(0, 0)

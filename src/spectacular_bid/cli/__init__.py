@@ -24,10 +24,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spectacular_bid.cli.bench import (
+    level_list,
     non_negative_float,
     non_negative_int,
     positive_int,
     positive_seconds,
+    run_bench_bots,
     run_bench_rules,
     run_bench_server,
     run_bench_store,
@@ -165,6 +167,28 @@ def build_parser() -> argparse.ArgumentParser:
         "spread over them (default: 1)",
     )
     server.set_defaults(handler=run_bench_server)
+
+    bots = targets.add_parser(
+        "bots",
+        help="complete matches between the computer opponents' levels",
+        description=(
+            "Play complete matches between every pair of bot levels (each also against itself) "
+            "on the rules engine, seats alternating, and report win rates with Wilson 95 %% "
+            "intervals and each level's decision times."
+        ),
+    )
+    bots.add_argument("--matches", type=positive_int, default=20, help="matches per pair")
+    bots.add_argument("--seed", type=int, default=None, help="seed of deals and bots' choices")
+    bots.add_argument(
+        "--levels", type=level_list, default=(1, 2, 3, 4, 5), help="levels to pair (default: all)"
+    )
+    bots.add_argument(
+        "--budget-scale",
+        type=positive_seconds,
+        default=1.0,
+        help="factor on every level's thinking budget per decision (default: 1)",
+    )
+    bots.set_defaults(handler=run_bench_bots)
 
     serve = commands.add_parser(
         "serve",

@@ -1,5 +1,5 @@
-"""``specbid bench rules | store | server``: the benchmarks' handlers and the argparse types of
-their flags, which only they use.
+"""``specbid bench rules | store | server | bots``: the benchmarks' handlers and the argparse
+types of their flags, which only they use.
 
 Each handler prints one line of JSON so a script or CI job can parse and compare runs; the targets
 themselves live in :mod:`spectacular_bid.bench`, not here.
@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 
+from spectacular_bid.bench import bots as bench_bots
 from spectacular_bid.bench import rules as bench_rules
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench import store as bench_store
@@ -81,6 +82,26 @@ def non_negative_int(text: str) -> int:
 def run_bench_rules(args: argparse.Namespace) -> int:
     """``specbid bench rules``: random complete matches through the engine, one JSON line."""
     result = bench_rules.run(seconds=args.seconds, repeats=args.repeats, seed=args.seed)
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def level_list(text: str) -> tuple[int, ...]:
+    """An argparse type: bot levels separated by commas, each 1 to 5, e.g. ``2,5``."""
+    try:
+        levels = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected levels like 2,5, got {text!r}") from None
+    if not all(1 <= level <= 5 for level in levels):
+        raise argparse.ArgumentTypeError(f"expected levels 1 to 5, got {text!r}")
+    return levels
+
+
+def run_bench_bots(args: argparse.Namespace) -> int:
+    """``specbid bench bots``: complete matches between bot levels on the engine, one JSON line."""
+    result = bench_bots.run(
+        matches=args.matches, seed=args.seed, levels=args.levels, budget_scale=args.budget_scale
+    )
     print(json.dumps(result))
     return EXIT_OK
 

@@ -225,6 +225,16 @@ class Board:
             if PLACE_VALUE[c] == lo or PLACE_VALUE[c] == hi
         ]
 
+    def sum_after(self, tile: Tile, code: int) -> int:
+        """The ends sum that :meth:`lay` would give, without laying: a search ranks its
+        placements by award (R3.4, R3.5) without copying the board for each."""
+        if code < 0:
+            return 2 * LOW[tile] if IS_DOUBLE[tile] else LOW[tile] + HIGH[tile]
+        total = self.ends_sum
+        if code >> 3 != self.spinner or code & 7 >= _BRANCH_A or self._spinner_open_lines == 1:
+            total -= PLACE_SCORE[code]
+        return total + _JOINS[tile * 7 + PLACE_VALUE[code]][2]
+
     # -- changing -------------------------------------------------------------------------
 
     def check_placement(self, tile: Tile, place: Place | None) -> int:

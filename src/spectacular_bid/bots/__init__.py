@@ -1,0 +1,10 @@
+"""Computer opponents (issue 14): :func:`decide` picks a seat's action from its own view.
+
+Pure like the rules: standard library only, no clock but the injected one, no randomness but
+the given ``random.Random``, and no access to a live match: a bot's whole input is the events
+its seat has seen (R2.2).
+"""
+
+from spectacular_bid.bots.levels import HIGHEST, LOWEST, decide
+
+__all__ = ["HIGHEST", "LOWEST", "decide"]
