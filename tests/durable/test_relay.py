@@ -49,10 +49,12 @@ def redis_url() -> str:
 
 
 async def servers(
-    stack: AsyncExitStack, target: Target, folder: Path, redis_url: str, count: int
+    stack: AsyncExitStack, target: Target, folder: Path, redis_url: str, count: int, *flags: str
 ) -> list[Server]:
     started = [
-        stack.enter_async_context(running_server(target, folder / str(i), "--redis-url", redis_url))
+        stack.enter_async_context(
+            running_server(target, folder / str(i), "--redis-url", redis_url, *flags)
+        )
         for i in range(count)
     ]
     return list(await asyncio.gather(*started))
@@ -265,15 +267,8 @@ async def test_a_killed_owners_match_is_ended_and_every_socket_elsewhere_told(
     target: Target, tmp_path: Path, redis_url: str
 ) -> None:
     async with AsyncExitStack() as stack:
-        started = [
-            stack.enter_async_context(
-                running_server(
-                    target, tmp_path / str(i), "--redis-url", redis_url, "--lease-ms", str(LEASE_MS)
-                )
-            )
-            for i in range(3)
-        ]
-        a, b, c = await asyncio.gather(*started)
+        lease = ("--lease-ms", str(LEASE_MS))
+        a, b, c = await servers(stack, target, tmp_path, redis_url, 3, *lease)
         table = await spread_table(stack, a, b, c)
         await table.pause_mid_round(from_version=6)
         killed_at = time.monotonic()
