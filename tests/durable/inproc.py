@@ -53,3 +53,10 @@ async def play(
 
 async def resign(service: MatchService, actor: MatchActor, player: Player) -> None:
     await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())
+
+
+async def end(service: MatchService, actor: MatchActor, player: Player) -> None:
+    """End a randomly played match: ``player`` resigns unless the play already ended it (an
+    auction can take a balance to 0 within a few versions, R1.5)."""
+    if not actor.state.match.is_over:
+        await resign(service, actor, player)

@@ -23,7 +23,7 @@ from spectacular_bid.service.replay import Rebuilt, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.web.room import Rooms, RoomSettings
 
-from .inproc import play, resign, seated_match
+from .inproc import end, play, resign, seated_match
 
 SETTINGS = ServiceSettings(grace_ms=600_000, join_timeout_ms=600_000, lag_threshold_ms=60_000)
 """No timer fires during a test, and a loaded machine's pauses are no timing failure."""
@@ -107,7 +107,7 @@ async def test_an_ending_stored_before_its_header_is_completed_at_start(
     await service.start()
     actor, players = await seated_match(service)
     await play(service, actor, players, random.Random(2), until=lambda a: a.version >= 6)
-    await resign(service, actor, players[0])
+    await end(service, actor, players[0])
     await service.stop()
     header = await store.match(actor.id)
     assert header is not None
@@ -137,7 +137,7 @@ async def test_a_finished_match_leaves_memory_and_is_served_from_the_store(
         await play(service, actor, players, random.Random(8), until=lambda a: a.version >= 8)
         rooms = rooms_of(service)
         watching = rooms.room(actor).subscribe(players[1], None, None)
-        await resign(service, actor, players[1])
+        await end(service, actor, players[1])
         audiences = (Audience.FIRST, Audience.SECOND, Audience.SPECTATOR)
         live = {a: state_message(rooms, actor, a) for a in audiences}
         deadline = time.monotonic() + 5
@@ -216,7 +216,7 @@ async def test_an_import_is_stored_whole_or_not_at_all(store: MatchStore) -> Non
     try:
         actor, players = await seated_match(service)
         await play(service, actor, players, random.Random(6), until=lambda a: a.version >= 20)
-        await resign(service, actor, players[0])
+        await end(service, actor, players[0])
         document = await service.record(actor.id)
 
         imported_id, verified = await service.import_record(document)
