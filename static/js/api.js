@@ -115,8 +115,9 @@ export async function logOut() {
 export const changePassword = (current, password) =>
   call("POST", "/api/account/password", { current, password });
 
-/** control: {} for the server's time control, or {bank_ms, delay_ms} for a casual one. */
-export const createMatch = (mode, control = {}) => call("POST", "/api/matches", { mode, ...control });
+/** control: {} for the server's time control, or {bank_ms, delay_ms} for a casual one;
+ * fields: what the mode needs besides ({level} for "bot"). */
+export const createMatch = (mode, control = {}, fields = {}) => call("POST", "/api/matches", { mode, ...fields, ...control });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
 export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);

@@ -1,5 +1,5 @@
-// The lobby (/): a display name or an account, the time control and the three ways to start a
-// match, and the lists of rematches offered to this player, open challenges, live matches to
+// The lobby (/): a display name or an account, the time control, the three ways to start a
+// match with a person and the one against the computer, and the lists of rematches offered to this player, open challenges, live matches to
 // watch and finished matches to replay, polled while it is open.
 
 import { h, fill } from "./dom.js";
@@ -11,6 +11,7 @@ import { icon } from "./icons.js";
 import { AccountPanel } from "./account.js";
 import { TimeControlPicker, controlTag } from "./timecontrol.js";
 import { ratingTag } from "./rating.js";
+import { ComputerPicker, computerSeatName } from "./computer.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -41,6 +42,7 @@ class Lobby {
     this.listKeys = new Map();
     this.account = new AccountPanel(() => this.sessionChanged());
     this.timeControl = new TimeControlPicker();
+    this.computer = new ComputerPicker((level) => this.create("bot", { level }));
   }
 
   async start() {
@@ -155,7 +157,8 @@ class Lobby {
           h("div", { class: "mode-grid" },
             modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
             modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
-            modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")))),
+            modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")),
+          this.computer.el)),
       h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
       h("div", { class: "lists" },
         list("rematch-offers", "rematch.list", "rematch.list"),
@@ -174,6 +177,7 @@ class Lobby {
     input.placeholder = t("lobby.name_placeholder");
     document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
     this.timeControl.render();
+    this.computer.render();
     this.renderIdentity();
     this.renderLists();
   }
@@ -242,14 +246,15 @@ class Lobby {
     return this.saveName();
   }
 
-  async create(mode) {
+  /** fields: what the mode needs besides the time control ({level} for the computer). */
+  async create(mode, fields = {}) {
     if (this.busy) return;
     this.busy = true;
     try {
       const control = this.timeControl.chosen();
       if (control === null) return;
       if (!(await this.ensureGuest())) return;
-      const created = await createMatch(mode, control);
+      const created = await createMatch(mode, control, fields);
       navigate(`/m/${created.id}`);
     } catch (err) {
       toast(err instanceof ApiError ? err.message : String(err), "error");
@@ -362,13 +367,13 @@ function meta(parts) {
 
 function versus(m) {
   if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
-  return `${m.first || "?"} ${t("lobby.vs")} ${m.second || "…"}`;
+  return `${m.first || "?"} ${t("lobby.vs")} ${computerSeatName(m, "second") || m.second || "…"}`;
 }
 
 /** The two names, each linking to its player's profile and archive (issue 11 item 3). */
 function versusLinks(m) {
   const name = (seat) => {
-    const shown = m[seat] || (seat === "first" ? "?" : "…");
+    const shown = computerSeatName(m, seat) || m[seat] || (seat === "first" ? "?" : "…");
     const link = m[`${seat}_profile`];
     return link ? h("a", { class: "player-link", href: link }, shown) : shown;
   };

@@ -22,6 +22,7 @@ import { animateTransfer } from "./chips.js";
 import { animateMoves } from "./motion.js";
 import { announce, toast } from "./announce.js";
 import { eventText, seatName } from "./narrate.js";
+import { computerSeatName } from "./computer.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 import { fitBoard } from "./fit.js";
@@ -670,7 +671,7 @@ class MatchView {
       const lines = [];
       for (const seat of seats) {
         const player = match.players && match.players[seat];
-        if (!player || player.online) continue;
+        if (!player || player.online || computerSeatName(match, seat)) continue;
         const running = match.clock && match.clock.running === seat;
         const key = match.audience === "spectator" ? (running ? "match.player_offline_running" : "match.player_offline") : (running ? "match.opponent_offline_running" : "match.opponent_offline");
         lines.push(t(key, { name: player.name }));

@@ -3,12 +3,15 @@
 import { tileLabel } from "./dom.js";
 import { t } from "./i18n.js";
 import { placeText } from "./board.js";
+import { computerSeatName } from "./computer.js";
 
 /** A seat's display name; on a shared device both seats belong to one guest, so they are
- * called Player 1 and Player 2. */
+ * called Player 1 and Player 2; the computer is called by its level. */
 export function seatName(match, seat) {
   if (!seat) return "";
   if (match && match.mode === "shared") return t(seat === "first" ? "seat.player1" : "seat.player2");
+  const computer = computerSeatName(match, seat);
+  if (computer) return computer;
   const player = match && match.players ? match.players[seat] : null;
   return player && player.name ? player.name : t("seat.empty");
 }

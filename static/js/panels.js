@@ -331,7 +331,7 @@ export function renderResult(box, match) {
 // -- invitation and joining ------------------------------------------------------------------
 
 export function renderInvite(box, match) {
-  const show = match.status === "waiting" && match.audience === "first";
+  const show = match.status === "waiting" && match.audience === "first" && match.bot_level == null;
   box.hidden = !show;
   if (!show) return;
   const url = `${location.origin}/m/${match.id}`;

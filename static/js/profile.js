@@ -1,8 +1,10 @@
 // A player's page (/@/{name}): the rating now with its history as a small chart, wins and
 // losses, and every ended match of the player, newest first, a page at a time, each opening its
 // replay (issue 11 item 3). On one's own page each match with an opponent also offers a rematch,
-// however long ago it ended (issue 11 item 4). Everything shown comes from the server; nothing is
-// computed here but the chart's drawing.
+// however long ago it ended (issue 11 item 4). The computer is called by its level, on its own
+// page and in the lines of matches against it, which are never rated, so nothing of a rating is
+// shown for them (issue 14 item 4). Everything shown comes from the server; nothing is computed
+// here but the chart's drawing.
 
 import { h, s, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -10,6 +12,7 @@ import { ApiError, offerRematch, readPlayer, readPlayerMatches, whoAmI } from ".
 import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { ratingTag } from "./rating.js";
+import { computerName, computerSeatName } from "./computer.js";
 
 const CHART = { width: 480, height: 140, pad: 28 };
 const PAGE = 20;
@@ -86,15 +89,18 @@ class ProfilePage {
   render() {
     const p = this.player;
     if (!p) return;
-    document.title = `${p.name} · Spectacular Bid`;
-    fill(this.main, h("section", { class: "profile card", "data-player": p.name },
-      h("h1", { class: "card-title profile-name" }, p.name,
-        p.account ? null : h("span", { class: "profile-badge" }, t("rating.guest"))),
+    const computer = p.bot_level != null;
+    const name = computer ? computerName(p.bot_level) : p.name;
+    const badge = computer ? t("computer.badge") : p.account ? null : t("rating.guest");
+    document.title = `${name} · Spectacular Bid`;
+    fill(this.main, h("section", { class: "profile card", "data-player": p.name, "data-bot-level": computer ? p.bot_level : null },
+      h("h1", { class: "card-title profile-name" }, name,
+        badge ? h("span", { class: "profile-badge" }, badge) : null),
       h("dl", { class: "profile-stats" },
-        h("div", {}, h("dt", {}, t("profile.rating")), h("dd", { "data-stat": "rating" }, ratingTag(p, "rating"))),
+        computer ? null : h("div", {}, h("dt", {}, t("profile.rating")), h("dd", { "data-stat": "rating" }, ratingTag(p, "rating"))),
         h("div", {}, h("dt", {}, t("profile.wins")), h("dd", { "data-stat": "wins" }, String(p.wins))),
         h("div", {}, h("dt", {}, t("profile.losses")), h("dd", { "data-stat": "losses" }, String(p.losses)))),
-      p.account ? chart(p.ratings) : null,
+      p.account && !computer ? chart(p.ratings) : null,
       h("h2", { class: "profile-heading" }, t("profile.matches")),
       this.matches.length
         ? h("ol", { class: "item-list profile-matches" }, this.matches.map((m) => matchLine(m, p, this.me && this.me.id === p.id ? (id) => this.rematch(id) : null)))
@@ -121,19 +127,22 @@ function seatOf(m, player) {
 function matchLine(m, player, rematch) {
   const seat = seatOf(m, player);
   const other = seat === "first" ? "second" : "first";
+  const computer = m.bot_level != null;
+  const named = (which) => computerSeatName(m, which) || m[which];
   let outcome = t(`status.${m.status}`);
   if (seat && m.winner) outcome = m.winner === seat ? t("profile.won") : t("profile.lost");
   const opponentLink = seat ? m[`${other}_profile`] : null;
-  const opponent = seat ? m[other] : `${m.first || "?"} ${t("lobby.vs")} ${m.second || "…"}`;
-  return h("li", { class: "match-item", "data-match-id": m.id },
+  const opponent = seat ? named(other) : `${m.first || "?"} ${t("lobby.vs")} ${named("second") || "…"}`;
+  const rating = computer ? null : m.rated ? t("profile.rated") : t("profile.casual");
+  return h("li", { class: "match-item", "data-match-id": m.id, "data-bot-level": computer ? m.bot_level : null },
     h("div", { class: "item-main" },
       h("span", { class: "item-title" },
         seat ? [t("profile.versus"), " ", opponentLink ? h("a", { href: opponentLink }, opponent || "?") : opponent || "?"] : opponent),
       h("span", { class: "item-meta" },
-        [outcome, t(`result.reason.${m.reason}`), m.rated ? t("profile.rated") : t("profile.casual"), new Date(m.ended_at_ms).toLocaleDateString(document.documentElement.lang || "en")].join(" · "))),
+        [outcome, t(`result.reason.${m.reason}`), rating, new Date(m.ended_at_ms).toLocaleDateString(document.documentElement.lang || "en")].filter(Boolean).join(" · "))),
     h("div", { class: "item-actions" },
       h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
-      rematch && seat && m.mode !== "shared" && opponentLink
+      rematch && seat && m.mode !== "shared" && !computer && opponentLink
         ? h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "rematch", onclick: () => rematch(m.id) }, t("profile.rematch"))
         : null));
 }

@@ -7,6 +7,7 @@ import { chipStack } from "./chips.js";
 import { seatName } from "./narrate.js";
 import { tileBackSvg } from "./tiles.js";
 import { icon } from "./icons.js";
+import { computerSeatName, levelName } from "./computer.js";
 
 const MAX_BACKS = 14;
 
@@ -28,7 +29,11 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
   fill(panel.querySelector(".seat-tags"), tags);
 
   const presence = panel.querySelector(".presence");
-  if (match.mode === "shared" || !player) {
+  if (computerSeatName(match, seat)) {
+    presence.hidden = false;
+    fill(presence, levelName(match.bot_level));
+    setAttr(presence, "data-online", null);
+  } else if (match.mode === "shared" || !player) {
     presence.hidden = !!(match.mode === "shared");
     fill(presence, player ? "" : t("seat.waiting"));
     setAttr(presence, "data-online", null);
