@@ -45,9 +45,14 @@ async def play_the_computer(person: Peer, rng: random.Random) -> int:
             continue
         assert reply["type"] == "ack", reply
         sent += 1
-        if person.version < reply["version"]:
-            await person.until(lambda m, v=reply["version"]: m.get("version", -1) >= v)
+        await caught_up(person, reply["version"])
     return sent
+
+
+async def caught_up(person: Peer, version: int) -> None:
+    """Until ``person`` has the frame of ``version`` (its own command's, or a later one)."""
+    if person.version < version:
+        await person.until(lambda m: m.get("version", -1) >= version)
 
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
