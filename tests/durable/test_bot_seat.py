@@ -97,6 +97,13 @@ async def test_a_match_against_each_level_ends_with_a_result(store: MatchStore, 
         decks = revealed_decks([frame], DECK_SEED)
         assert SightCheck("second", decks).check_all([frame]) == 1
 
+        document = await service.record(actor.id)
+        copy_id, verified = await service.import_record(document)  # it exports and verifies
+        assert verified.versions == len(document["versions"])
+        copy = await store.match(copy_id)
+        assert copy is not None
+        assert copy.mode is MatchMode.BOT
+
         header = await store.match(actor.id)
         assert header is not None
         assert header.mode is MatchMode.BOT
