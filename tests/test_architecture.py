@@ -1,4 +1,5 @@
-"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web, and rules ← bots.
+"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web, and rules ← bots ←
+service (the service seats a computer opponent, issue 14).
 
 Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
 of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
@@ -89,7 +90,7 @@ LAYERS: dict[str, Layer] = {
     "rules": _layer(ROOT, "rules", pure=True),
     "clock": _layer(ROOT, "rules", "clock", pure=True),
     "bots": Layer(frozenset({ROOT, "rules", "bots"}), banned_stdlib=IMPURE_STDLIB - {"random"}),
-    "service": _layer(ROOT, "rules", "clock", "service", third_party=True, measures=False),
+    "service": _layer(ROOT, "rules", "clock", "bots", "service", third_party=True, measures=False),
     "store": _layer(ROOT, "rules", "clock", "service", "store", third_party=True, measures=False),
     "bus": _layer(ROOT, "service", "bus", third_party=True, measures=False),
     "web": _layer(ROOT, "rules", "clock", "service", "store", "bus", "web", third_party=True),

@@ -52,7 +52,9 @@ async def test_create_refuses_an_unknown_mode(client: httpx.AsyncClient) -> None
     assert response.status_code == 422
     error = error_of(response)
     assert error["code"] == "bad_message"
-    assert error["message"].startswith("mode:")
+    assert "'mode'" in error["message"]
+    assert "'blitz'" in error["message"]
+    assert all(f"'{mode}'" in error["message"] for mode in ("invite", "open", "shared", "bot"))
 
 
 async def test_create_with_its_own_time_control(client: httpx.AsyncClient) -> None:

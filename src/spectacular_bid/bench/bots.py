@@ -16,15 +16,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from spectacular_bid.bots import decide
+from spectacular_bid.bots import BUDGET_S, decide
 from spectacular_bid.rules.actions import Deal, Event
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
 from spectacular_bid.rules.tiles import TILES
 from spectacular_bid.rules.views import event_for
-
-BUDGET_S = {1: 0.0, 2: 0.0, 3: 0.3, 4: 0.6, 5: 0.8}
-"""Each level's thinking budget per decision before ``budget_scale``."""
 
 
 @dataclass

@@ -5,6 +5,6 @@ the given ``random.Random``, and no access to a live match: a bot's whole input 
 its seat has seen (R2.2).
 """
 
-from spectacular_bid.bots.levels import HIGHEST, LOWEST, decide
+from spectacular_bid.bots.levels import BUDGET_S, HIGHEST, LOWEST, decide
 
-__all__ = ["HIGHEST", "LOWEST", "decide"]
+__all__ = ["BUDGET_S", "HIGHEST", "LOWEST", "decide"]

@@ -44,6 +44,9 @@ LEVELS: Final = {
 }
 """Level 5 is bound by time alone; 3 and 4 by their world counts first."""
 LOWEST, HIGHEST = 1, 5
+BUDGET_S: Final = {1: 0.0, 2: 0.0, 3: 0.3, 4: 0.6, 5: 0.8}
+"""Each level's thinking budget per decision in seconds on this machine (level 5 at most ~1 s,
+issue 14 item 2); the bench and the bot seat both give it."""
 
 
 def _searched(
@@ -94,4 +97,4 @@ def decide(
     return _searched(LEVELS[level], k, legal, rng, clock, budget_s)
 
 
-__all__ = ["HIGHEST", "LEVELS", "LOWEST", "Level", "decide"]
+__all__ = ["BUDGET_S", "HIGHEST", "LEVELS", "LOWEST", "Level", "decide"]

@@ -47,6 +47,10 @@ SERVE_FLAGS = (
     ("matches_per_minute", float, "matches created per guest and per address per minute"),
     ("joins_per_minute", float, "joins per guest and per address per minute"),
     ("open_challenges_per_guest", int, "open lobby challenges waiting per guest"),
+    ("bot_workers", int, "worker processes thinking for the computer opponents"),
+    ("bot_matches_per_worker", int, "live matches against the computer per worker"),
+    ("bot_delay_ms", int, "the least time a computer opponent takes to answer, ms"),
+    ("bot_budget_scale", float, "a factor on the computer opponents' thinking time"),
     ("drain_s", float, "on SIGTERM, let live matches play on this long before stopping, s"),
     ("log_format", str, "text or json (one JSON object per line, with the match id)"),
 )

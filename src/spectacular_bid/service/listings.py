@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.ports import MatchRecord, Player, PlayerRecord
 
 
@@ -32,6 +33,8 @@ class MatchSummary:
     second_handle: str | None = None
     ended_at_ms: int | None = None
     """Wall ms of the match's end; None while it is live."""
+    bot_level: int | None = None
+    """The level of the computer in the second seat; None against a person (issue 14)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,8 @@ class EndedMatch:
     imported: bool
     created_at_ms: int
     ended_at_ms: int
+    bot_level: int | None = None
+    """The level of the computer in the second seat; None against a person (issue 14)."""
 
     @property
     def cursor(self) -> tuple[int, str]:
@@ -82,6 +87,7 @@ class EndedMatch:
             imported=bool(settings.get("imported", False)),
             created_at_ms=header.created_at_ms,
             ended_at_ms=header.ended_at_ms or 0,
+            bot_level=level_of(header.second_player),
         )
 
 

@@ -24,7 +24,9 @@ from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.admission import Admission
+from spectacular_bid.service.bot_matches import BotMatches
 from spectacular_bid.service.chat import ChatLine, Chats, Phrase
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.failover import Failover
@@ -90,6 +92,7 @@ class MatchService:
         self._closing: set[asyncio.Task[None]] = set()
         self._ended: OrderedDict[str, Rebuilt] = OrderedDict()
         self.rematches = Rematches(now_ms)
+        self.bots = BotMatches(store, self.settings.bots, now_ms, wall_ms)
         self.chat = Chats(store, now_ms, wall_ms)
         if deck_source_for is not None:
             self._deck_source_for = deck_source_for
@@ -130,6 +133,7 @@ class MatchService:
         for handle in self._evictions.values():
             handle.cancel()
         self._evictions.clear()
+        await self.bots.stop()
         for actor in list(self._actors.values()):
             await actor.close()
         if self._closing:
@@ -145,9 +149,14 @@ class MatchService:
                 actor.abort_for_timing_failure()
 
     async def create_match(
-        self, creator: Player, mode: MatchMode, clock: ClockSettings | None = None
+        self,
+        creator: Player,
+        mode: MatchMode,
+        clock: ClockSettings | None = None,
+        level: int | None = None,
     ) -> MatchActor:
-        """A new match with ``creator`` in the first seat (both seats on a shared device).
+        """A new match with ``creator`` in the first seat (both seats on a shared device; the
+        computer at ``level`` in the second seat of a bot match, issue 14).
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
         Refused with ``server_busy`` near the server's capacity (issue 10 item 1), and an open
@@ -163,6 +172,10 @@ class MatchService:
         self.admission.admit(self.live_count(), "matches")
         if mode is MatchMode.OPEN:
             self._admit_challenge(creator)
+        if (level is None) != (mode is not MatchMode.BOT):
+            raise ValueError(f"a level goes with a bot match only: {mode}, {level!r}")
+        if level is not None:
+            await self.bots.admit(level)
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
         actor = MatchActor(
@@ -178,6 +191,8 @@ class MatchService:
         )
         self._actors[match_id] = actor
         await actor.open()
+        if level is not None:
+            await self.bots.seat(actor, level)
         return actor
 
     def _admit_challenge(self, creator: Player) -> None:
@@ -329,6 +344,7 @@ class MatchService:
                     bank_ms=state.settings.clock.bank_ms,
                     delay_ms=state.settings.clock.delay_ms,
                     ended_at_ms=actor.ended_wall_ms,
+                    bot_level=level_of(second.id) if second else None,
                 )
             )
         out.sort(key=lambda s: s.created_at_ms, reverse=True)

@@ -25,6 +25,8 @@ class MatchMode(Enum):
     """An open challenge listed in the lobby for anyone to accept."""
     SHARED = "shared"
     """Both seats on one device, with a private hand-over between turns (R7.5)."""
+    BOT = "bot"
+    """Against the computer, which takes the second seat (issue 14); never rated."""
 
 
 class MatchStatus(Enum):

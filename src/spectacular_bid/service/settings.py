@@ -35,6 +35,34 @@ class Capacity:
 
 
 @dataclass(frozen=True, slots=True)
+class BotSettings:
+    """The computer opponents (issue 14 item 2): how many processes think for them, how many
+    bot matches those may serve at once, and the least time a bot takes to answer."""
+
+    workers: int = 1
+    """Worker processes that run the bots' searches, off the event loop (D5)."""
+    matches_per_worker: int = 8
+    """Live bot matches per worker; one more is refused as busy, so no bot waits so long for
+    a worker that its clock suffers (a level 5 decision takes up to ~1 s of a worker)."""
+    min_delay_ms: int = 700
+    """A bot answers no sooner than this (times a random 1 to 1.5): an instant reply reads as
+    a machine's and leaves no time to see what it did."""
+
+    budget_scale: float = 1.0
+    """A factor on every level's thinking budget (``bots.BUDGET_S``): below 1 on a slow machine
+    or in tests, which play many matches quickly; a level plays weaker with less."""
+
+    def __post_init__(self) -> None:
+        if self.workers < 1 or self.matches_per_worker < 1 or self.min_delay_ms < 0:
+            raise ValueError(
+                f"need workers >= 1, matches_per_worker >= 1 and min_delay_ms >= 0, got "
+                f"{self.workers!r}, {self.matches_per_worker!r}, {self.min_delay_ms!r}"
+            )
+        if not 0 < self.budget_scale <= 10:
+            raise ValueError(f"budget_scale is > 0 and <= 10, not {self.budget_scale!r}")
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceSettings:
     clock: ClockSettings = field(default_factory=ClockSettings)
     grace_ms: int = 20_000
@@ -58,6 +86,7 @@ class ServiceSettings:
     orphan_scan_ms: int = 1_000
     """How often a server looks for matches of a peer whose lease ran out, and ends them
     (issue 13 item 3); also how often an idle server renews its own lease."""
+    bots: BotSettings = field(default_factory=BotSettings)
     fixed_deck_seed: int | None = None
     """Test-only: deal every match from decks drawn from this seed instead of the secure
     shuffle. Off by default."""

@@ -20,6 +20,7 @@ from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.views import PRIVATE_FIELDS, MatchView, event_for, private_view, view_for
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.codec import clock_json, event_json
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.events import (
     DeckCommitted,
     DeckRevealed,
@@ -132,6 +133,7 @@ class SnapshotCache:
             "id": self.match_id,
             "mode": state.mode.value,
             "status": state.status.value,
+            "bot_level": level_of(second.id) if (second := state.seats[1]) else None,
         }
         for name in _PUBLIC_VIEW_FIELDS:
             shared[name] = to_json(getattr(public, name))

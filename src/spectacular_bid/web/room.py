@@ -26,6 +26,7 @@ from spectacular_bid.rules.seats import BySeat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.chat import ChatLine, shown_channels
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.history import History
 from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import Player
@@ -267,10 +268,14 @@ class Room:
             self.feed.message(message)
 
     def presence(self) -> Presence:
-        """Who is connected: each seat whose player has a socket open, and the spectators."""
+        """Who is connected: each seat whose player has a socket open (a computer's seat while
+        its match is live: it plays from this process, issue 14), and the spectators."""
         flags = [False, False]
         for i, seated in enumerate(self.actor.state.seats):
-            flags[i] = seated is not None and seated.id in self._player_sockets
+            flags[i] = seated is not None and (
+                seated.id in self._player_sockets
+                or (level_of(seated.id) is not None and self.actor.is_live)
+            )
         return Presence(BySeat(flags[0], flags[1]), self._spectators)
 
     def snapshot_text(self, audience: Audience) -> str:

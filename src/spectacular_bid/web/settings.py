@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
-from spectacular_bid.service.settings import LEASE_MS, Capacity, ServiceSettings
+from spectacular_bid.service.settings import LEASE_MS, BotSettings, Capacity, ServiceSettings
 from spectacular_bid.web.room import RoomSettings
 
 _SERVICE = ServiceSettings()
@@ -106,6 +106,16 @@ class WebSettings(BaseSettings):
     open_challenges_per_guest: int = Field(default=3, ge=1)
     """At most this many open (lobby) challenges waiting per guest."""
 
+    # -- computer opponents (issue 14) --
+    bot_workers: int = Field(default=_SERVICE.bots.workers, ge=1)
+    """Worker processes that think for the computer opponents, off the event loop."""
+    bot_matches_per_worker: int = Field(default=_SERVICE.bots.matches_per_worker, ge=1)
+    """Live matches against the computer per worker; one more is refused with 503."""
+    bot_delay_ms: int = Field(default=_SERVICE.bots.min_delay_ms, ge=0)
+    """The least time a computer takes to answer (times a random 1 to 1.5)."""
+    bot_budget_scale: float = Field(default=_SERVICE.bots.budget_scale, gt=0, le=10)
+    """A factor on each level's thinking time (below 1 on a slow machine: weaker bots)."""
+
     static_dir: Path | None = None
     """The browser client's folder; by default the repository's ``static/`` when it exists."""
 
@@ -168,6 +178,12 @@ class WebSettings(BaseSettings):
                 self.max_live_matches if isinstance(self.max_live_matches, int) else None,
             ),
             open_challenges_per_guest=self.open_challenges_per_guest,
+            bots=BotSettings(
+                workers=self.bot_workers,
+                matches_per_worker=self.bot_matches_per_worker,
+                min_delay_ms=self.bot_delay_ms,
+                budget_scale=self.bot_budget_scale,
+            ),
         )
 
     def room_settings(self) -> RoomSettings:

@@ -123,6 +123,9 @@ class MatchSnapshot(WireModel):
     id: str
     mode: MatchMode
     status: MatchStatus
+    bot_level: int | None = Field(
+        description="The level (1-5) of the computer in the second seat; null against a person."
+    )
     audience: Audience
     players: Players
     spectators: int

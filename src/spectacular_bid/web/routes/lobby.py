@@ -48,6 +48,8 @@ class LobbyMatch(WireModel):
     second_profile: str | None
     ended_at_ms: int | None
     """Wall-clock ms of the match's end; null while it is live."""
+    bot_level: int | None = None
+    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
 
 
 class LobbyRematch(WireModel):
@@ -96,6 +98,7 @@ def _lines(
             first_profile=profile_url(s.first_handle),
             second_profile=profile_url(s.second_handle),
             ended_at_ms=s.ended_at_ms,
+            bot_level=s.bot_level,
         )
         for s in summaries[:LIST_LIMIT]
     ]

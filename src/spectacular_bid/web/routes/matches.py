@@ -1,18 +1,20 @@
 """``/api/matches``: create a match, take its free seat, and read it as the caller sees it.
 
 The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
-lobby), ``shared`` (both seats on one device, with the hand-over of R7.5). The view is the caller's
+lobby), ``shared`` (both seats on one device, with the hand-over of R7.5), and ``bot`` (the
+computer in the second seat, issue 14). The view is the caller's
 audience's (``web/frames.py``), so a spectator's has no hand (R2.2, D4).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Response, status
 from pydantic import BeforeValidator, Field
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.computer import LEVELS
 from spectacular_bid.service.ports import MatchMode
 from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
 from spectacular_bid.service.refusals import ErrorCode
@@ -32,7 +34,7 @@ def _whole_number(value: object) -> object:
     """A JSON integer — ``704.0`` too, as JSON Schema counts it — but not ``true`` or
     ``"5000"``, which pydantic's lax mode would take for 1 and 5000 (the fuzzer sent them)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"expected a whole number of milliseconds, got {value!r}")
+        raise ValueError(f"expected a whole number, got {value!r}")
     return value
 
 
@@ -40,9 +42,7 @@ WHOLE_NUMBER = BeforeValidator(_whole_number)
 """After a field's bounds in its ``Annotated``, so the schema still shows them."""
 
 
-class MatchRequest(WireModel):
-    mode: MatchMode
-    """``invite``: an invitation link; ``open``: listed in the lobby; ``shared``: one device."""
+class _TimeControl(WireModel):
     bank_ms: Annotated[int, Field(ge=0, le=BANK_MS_MAX), WHOLE_NUMBER] | None = None
     """This match's bank per seat (R7.1); the server's setting when omitted."""
     delay_ms: Annotated[int, Field(ge=0, le=DELAY_MS_MAX), WHOLE_NUMBER] | None = None
@@ -56,6 +56,22 @@ class MatchRequest(WireModel):
             bank_ms=default.bank_ms if self.bank_ms is None else self.bank_ms,
             delay_ms=default.delay_ms if self.delay_ms is None else self.delay_ms,
         )
+
+
+class MatchRequest(_TimeControl):
+    mode: Literal["invite", "open", "shared"]
+    """``invite``: an invitation link; ``open``: listed in the lobby; ``shared``: one device."""
+
+
+class BotMatchRequest(_TimeControl):
+    mode: Literal["bot"]
+    """Against the computer, which takes the second seat (issue 14)."""
+    level: Annotated[int, Field(ge=LEVELS[0], le=LEVELS[-1]), WHOLE_NUMBER]
+    """The computer's level: 1 plays at random, 2 takes the largest award now, 3 to 5 search
+    the hands it cannot see, more deeply at each level."""
+
+
+NewMatch = Annotated[MatchRequest | BotMatchRequest, Field(discriminator="mode")]
 
 
 class MatchCreated(WireModel):
@@ -93,7 +109,7 @@ def ws_url(match_id: str) -> str:
     ),
 )
 async def create_match(
-    _limit: MatchLimit, body: MatchRequest, player: CurrentPlayer, service: Service
+    _limit: MatchLimit, body: NewMatch, player: CurrentPlayer, service: Service
 ) -> MatchCreated:
     """Create a match with the caller in the first seat, with the server's time control or its
     own (``bank_ms``, ``delay_ms``). A match whose second seat stays empty past the join timeout
@@ -102,7 +118,9 @@ async def create_match(
     Refused with 429 past ``matches_burst`` / ``matches_per_minute`` per guest or per client
     address, or when the caller already has ``open_challenges_per_guest`` open challenges
     waiting; with 503 near the server's capacity."""
-    actor = await service.create_match(player, body.mode, body.clock(service.settings.clock))
+    clock = body.clock(service.settings.clock)
+    level = body.level if isinstance(body, BotMatchRequest) else None
+    actor = await service.create_match(player, MatchMode(body.mode), clock, level)
     return MatchCreated(
         id=actor.id,
         mode=actor.state.mode,

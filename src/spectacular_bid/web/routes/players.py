@@ -16,6 +16,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.listings import profile_handle
 from spectacular_bid.service.profiles import find_player, profile_of
 from spectacular_bid.service.ratings import PROVISIONAL_DEVIATION, Rating
@@ -79,6 +80,8 @@ class PlayerProfile(WireModel):
     profile_url: str
     matches_url: str
     """The player's ended matches, newest first, paged (``before``)."""
+    bot_level: int | None = None
+    """The level (1-5) this player plays at when it is the computer; null for a person."""
 
 
 @router.get(
@@ -92,6 +95,7 @@ async def read_player(name: Handle, service: Service) -> PlayerProfile:
     profile = await profile_of(service.store, player, service.wall_ms())
     handle = profile_url(profile_handle(player)) or ""
     return PlayerProfile(
+        bot_level=level_of(player.id),
         id=player.id,
         name=player.name,
         account=player.is_account,

@@ -57,6 +57,8 @@ class EndedMatchLine(WireModel):
     ended_at_ms: int
     """Wall-clock ms since the Unix epoch."""
     record_url: str
+    bot_level: int | None = None
+    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
 
 
 class EndedMatchPage(WireModel):
@@ -149,6 +151,7 @@ def ended_page(found: list[EndedMatch], limit: int) -> EndedMatchPage:
                 created_at_ms=m.created_at_ms,
                 ended_at_ms=m.ended_at_ms,
                 record_url=record_url(m.id),
+                bot_level=m.bot_level,
             )
             for m in page
         ],
