@@ -25,7 +25,7 @@ export function eventText(event, match) {
   const name = (seat) => seatName(match, seat);
   switch (event.type) {
     case "seat_taken":
-      return t("event.seat_taken", { name: match && match.mode === "shared" ? name(event.seat) : event.name });
+      return t("event.seat_taken", { name: match && match.mode === "shared" ? name(event.seat) : computerSeatName(match, event.seat) || event.name });
     case "ready":
       return t("event.ready", { name: name(event.seat) });
     case "round_dealt":
