@@ -11,6 +11,7 @@ a blocked round) and that it finishes quickly.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,21 @@ Choice = tuple[str, str, str]
 """(kind, argument, place): ``("play", "1-4", "4-4:lineA")``, ``("play", "6-6", "")`` for an
 opening, ``("draw", "", "")``, ``("decline", "", "")``, ``("accept", "", "")``,
 ``("bid", "0020", "")`` (the amount zero-padded, so the order is numeric)."""
+
+
+Policy = Callable[[list[Choice], random.Random], Choice]
+"""How a player picks one of its options (in :func:`choices`' order)."""
+
+
+def uniform(options: list[Choice], rng: random.Random) -> Choice:
+    return rng.choice(options)
+
+
+def all_in_or_uniform(options: list[Choice], rng: random.Random) -> Choice:
+    """The highest bid (the whole balance, R6.5) whenever a bid is legal, else any option: a
+    match against a player who may accept it ends soon."""
+    bids = [option for option in options if option[0] == "bid"]
+    return bids[-1] if bids else rng.choice(options)
 
 
 def choices(legal: dict[str, Any]) -> list[Choice]:
@@ -85,8 +101,14 @@ class Forecast:
     balances: dict[str, int] = field(default_factory=dict)
 
 
-def simulate(deck_seed: int, move_seed: int, max_decisions: int = 2_000) -> Forecast:
-    """Play the policy's match through the engine alone, from the server's fixed decks."""
+def simulate(
+    deck_seed: int,
+    move_seed: int,
+    max_decisions: int = 2_000,
+    policies: tuple[Policy, Policy] = (uniform, uniform),
+) -> Forecast:
+    """Play the policies' match through the engine alone, from the server's fixed decks: the
+    first seat's policy and the second's, drawing from one generator seeded ``move_seed``."""
     decks = seeded_decks(deck_seed)
     rng = random.Random(move_seed)
     match = Match()
@@ -97,7 +119,9 @@ def simulate(deck_seed: int, move_seed: int, max_decisions: int = 2_000) -> Fore
             events = match.apply(Deal(decks()))
         else:
             by_choice = {_engine_choice(a): a for a in match.legal_actions()}
-            events = match.apply(by_choice[rng.choice(sorted(by_choice))])
+            assert match.to_act is not None
+            policy = policies[match.to_act]
+            events = match.apply(by_choice[policy(sorted(by_choice), rng)])
             forecast.decisions += 1
         for event in events:
             if isinstance(event, RoundDealt):
