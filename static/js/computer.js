@@ -18,7 +18,15 @@ export function computerSeatName(line, seat) {
 
 /** "Computer · level 3". */
 export function computerName(level) {
-  return t("computer.name", { level: num(level) });
+  return `${t("computer.kind")} · ${t("computer.level", { level: num(level) })}`;
+}
+
+/** The same name as nodes, the kind apart: a phone's seat shows only the level. */
+export function computerNameNodes(level) {
+  return [
+    h("span", { class: "computer-kind" }, `${t("computer.kind")} · `),
+    h("span", { class: "computer-level" }, t("computer.level", { level: num(level) })),
+  ];
 }
 
 /** What a level is called ("Greedy"). */

@@ -7,7 +7,7 @@ import { chipStack } from "./chips.js";
 import { seatName } from "./narrate.js";
 import { tileBackSvg } from "./tiles.js";
 import { icon } from "./icons.js";
-import { computerSeatName, levelName } from "./computer.js";
+import { computerNameNodes, computerSeatName, levelName } from "./computer.js";
 
 const MAX_BACKS = 14;
 
@@ -15,8 +15,15 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
   panel.dataset.seat = seat;
   const name = seatName(match, seat);
   const player = match.players ? match.players[seat] : null;
-  panel.querySelector(".avatar").textContent = (name || "?").trim().charAt(0).toUpperCase();
-  panel.querySelector(".seat-name").textContent = isYou ? t("seat.you_name", { name }) : name;
+  const avatar = panel.querySelector(".avatar");
+  const nameEl = panel.querySelector(".seat-name");
+  if (computerSeatName(match, seat)) {
+    if (!avatar.querySelector("[data-icon=cpu]")) fill(avatar, icon("cpu"));
+    fill(nameEl, computerNameNodes(match.bot_level));
+  } else {
+    avatar.textContent = (name || "?").trim().charAt(0).toUpperCase();
+    nameEl.textContent = isYou ? t("seat.you_name", { name }) : name;
+  }
   setAttr(panel, "data-to-act", match.to_act === seat && match.status === "active" ? "true" : "false");
 
   const tags = [];

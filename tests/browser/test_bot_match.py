@@ -21,7 +21,16 @@ from playwright.sync_api import Request, expect
 from .conftest import Tabs
 from .policy import all_in_or_uniform, choices, simulate, uniform
 from .server import DECK_SEED, BrowserServer, serve
-from .ui import Tab, check_offer, click_choice, enter_name, press_start, wait_past
+from .ui import (
+    Tab,
+    api_guest,
+    check_offer,
+    click_choice,
+    enter_name,
+    press_start,
+    resign,
+    wait_past,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -190,3 +199,14 @@ def test_the_level_is_chosen_by_keyboard_and_fits_a_phone(tabs: Tabs) -> None:
     expect(page.locator("#bot-level-4")).to_be_checked()
     expect(page.locator("label[for=bot-level-4] .bot-level-name")).to_have_text("Syvempi haku")
     expect(page.locator("[data-action=create-bot]")).to_have_text("Pelaa tasoa 4 vastaan")
+
+    # A phone's seat is one line: the computer's shows its level, without the word.
+    api_guest(tab, "Mykola")
+    match_id = tab.api_post("/api/matches", {"mode": "bot", "level": 4})["id"]
+    page.goto(f"{tab.base_url}/m/{match_id}")
+    name = page.locator(".seat-top .seat-name")
+    expect(name).to_have_text("Tietokone · taso 4")
+    expect(name.locator(".computer-kind")).to_be_hidden()
+    expect(name.locator(".computer-level")).to_be_visible()
+    assert name.evaluate("(el) => el.scrollWidth <= el.clientWidth"), "the level is cut off"
+    resign(tab)
