@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from spectacular_bid.bench.bots import run as bench_bots_run
 from spectacular_bid.bench.bots import wilson
 from spectacular_bid.cli import main
 
@@ -169,3 +170,14 @@ def test_wilson_interval_of_the_bots_bench() -> None:
     assert hi == 1.0
     with pytest.raises(ValueError, match="not 0"):
         wilson(0, 0)
+
+
+def test_bench_bots_plays_the_same_matches_in_worker_processes() -> None:
+    """Each match has its own seed: levels 1 and 2 (no clock in their choices) give the same
+    table whether one process plays every match or two share them."""
+    alone = bench_bots_run(matches=3, seed=9, levels=(1, 2), jobs=1)
+    shared = bench_bots_run(matches=3, seed=9, levels=(1, 2), jobs=2)
+    assert shared["pairs"] == alone["pairs"]
+    assert (alone["jobs"], shared["jobs"]) == (1, 2)
+    with pytest.raises(ValueError, match="jobs"):
+        bench_bots_run(matches=1, levels=(1,), jobs=0)

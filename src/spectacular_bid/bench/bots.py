@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import multiprocessing
 import random
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from spectacular_bid.bots import BUDGET_S, decide
@@ -83,48 +85,84 @@ def play_match(
     return winner
 
 
+@dataclass(frozen=True)
+class Game:
+    """One match of the table: the pair, which seat ``a`` holds, and its own seed, so that its
+    deals and choices do not depend on which process plays it, or when."""
+
+    a: int
+    b: int
+    a_seat: Seat
+    seed: int
+    budget_scale: float
+
+
+def play_game(game: Game) -> tuple[bool, dict[int, list[float]]]:
+    """Whether ``a`` won, and each level's decision times (in a worker of ``--jobs``)."""
+    by_seat = BySeat(game.a, game.b) if game.a_seat is Seat.FIRST else BySeat(game.b, game.a)
+    budgets = by_seat.map(lambda lv: BUDGET_S[lv] * game.budget_scale)
+    timings = {lv: Timings() for lv in {game.a, game.b}}
+    winner = play_match(by_seat, random.Random(game.seed), budgets, timings)
+    return winner is game.a_seat, {lv: t.seconds for lv, t in timings.items()}
+
+
 def run(
     matches: int = 20,
     seed: int | None = None,
     levels: Sequence[int] = (1, 2, 3, 4, 5),
     budget_scale: float = 1.0,
+    jobs: int = 1,
 ) -> dict[str, object]:
-    """Every pair of ``levels`` (and each against itself) over ``matches`` matches; in each
-    pair ``a`` is the higher level, so ``win_rate`` reads as how often it beat ``b``."""
-    if matches < 1 or budget_scale <= 0:
+    """Every pair of ``levels`` (and each against itself) over ``matches`` matches, ``jobs``
+    at a time in worker processes; in each pair ``a`` is the higher level, so ``win_rate``
+    reads as how often it beat ``b``. Budgets are wall time: give no more jobs than idle
+    cores, or every searching level plays weaker."""
+    if matches < 1 or budget_scale <= 0 or jobs < 1:
         raise ValueError(
-            f"need matches >= 1 and budget_scale > 0, got {matches!r}, {budget_scale!r}"
+            f"need matches >= 1, budget_scale > 0 and jobs >= 1, got {matches!r}, "
+            f"{budget_scale!r}, {jobs!r}"
         )
     unknown = [lv for lv in levels if lv not in BUDGET_S]
     if unknown or not levels:
         raise ValueError(f"levels are 1 to 5, got {list(levels)!r}")
     rng = random.Random(seed)
     chosen = sorted(set(levels), reverse=True)
+    pairs = list(itertools.combinations_with_replacement(chosen, 2))
+    games = [
+        Game(a, b, SEATS[n % 2], rng.getrandbits(64), budget_scale)
+        for a, b in pairs
+        for n in range(matches)
+    ]
+    if jobs == 1:
+        outcomes = [play_game(game) for game in games]
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+            outcomes = list(pool.map(play_game, games))
     timings = {lv: Timings() for lv in chosen}
-    pairs = []
-    for a, b in itertools.combinations_with_replacement(chosen, 2):
-        wins = 0
-        for n in range(matches):
-            a_seat = SEATS[n % 2]
-            by_seat = BySeat(a, b) if a_seat is Seat.FIRST else BySeat(b, a)
-            budgets = by_seat.map(lambda lv: BUDGET_S[lv] * budget_scale)
-            wins += play_match(by_seat, rng, budgets, timings) is a_seat
-        lo, hi = wilson(wins, matches)
-        pairs.append(
-            {
-                "a": a,
-                "b": b,
-                "matches": matches,
-                "a_wins": wins,
-                "win_rate": round(wins / matches, 3),
-                "ci95": [round(lo, 3), round(hi, 3)],
-            }
-        )
+    wins = dict.fromkeys(pairs, 0)
+    for game, (a_won, seconds) in zip(games, outcomes, strict=True):
+        wins[game.a, game.b] += a_won
+        for lv, taken in seconds.items():
+            timings[lv].seconds.extend(taken)
     return {
         "benchmark": "bots",
         "seed": seed,
         "budget_scale": budget_scale,
+        "jobs": jobs,
         "budget_s": {str(lv): BUDGET_S[lv] * budget_scale for lv in chosen},
-        "pairs": pairs,
+        "pairs": [_pair(a, b, wins[a, b], matches) for a, b in pairs],
         "levels": {str(lv): timings[lv].report() for lv in chosen},
+    }
+
+
+def _pair(a: int, b: int, wins: int, matches: int) -> dict[str, object]:
+    lo, hi = wilson(wins, matches)
+    return {
+        "a": a,
+        "b": b,
+        "matches": matches,
+        "a_wins": wins,
+        "win_rate": round(wins / matches, 3),
+        "ci95": [round(lo, 3), round(hi, 3)],
     }

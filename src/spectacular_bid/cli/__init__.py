@@ -188,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1.0,
         help="factor on every level's thinking budget per decision (default: 1)",
     )
+    bots.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="matches played at once in worker processes; no more than idle cores (default: 1)",
+    )
     bots.set_defaults(handler=run_bench_bots)
 
     serve = commands.add_parser(

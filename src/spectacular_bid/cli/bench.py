@@ -100,7 +100,11 @@ def level_list(text: str) -> tuple[int, ...]:
 def run_bench_bots(args: argparse.Namespace) -> int:
     """``specbid bench bots``: complete matches between bot levels on the engine, one JSON line."""
     result = bench_bots.run(
-        matches=args.matches, seed=args.seed, levels=args.levels, budget_scale=args.budget_scale
+        matches=args.matches,
+        seed=args.seed,
+        levels=args.levels,
+        budget_scale=args.budget_scale,
+        jobs=args.jobs,
     )
     print(json.dumps(result))
     return EXIT_OK
