@@ -6,7 +6,7 @@ import { h } from "./dom.js";
 import { t, num } from "./i18n.js";
 import { icon } from "./icons.js";
 
-export const LEVELS = [1, 2, 3, 4, 5];
+const LEVELS = [1, 2, 3, 4, 5];
 const DEFAULT_LEVEL = 3;
 const LEVEL_KEY = "specbid.bot_level";
 

@@ -1,6 +1,7 @@
 // The lobby (/): a display name or an account, the time control, the three ways to start a
-// match with a person and the one against the computer, and the lists of rematches offered to this player, open challenges, live matches to
-// watch and finished matches to replay, polled while it is open.
+// match with a person and the one against the computer, and the lists of rematches offered to
+// this player, open challenges, live matches to watch and finished matches to replay, polled
+// while it is open.
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -257,7 +258,11 @@ class Lobby {
       const created = await createMatch(mode, control, fields);
       navigate(`/m/${created.id}`);
     } catch (err) {
-      toast(err instanceof ApiError ? err.message : String(err), "error");
+      if (mode === "bot" && err instanceof ApiError && err.status === 503) {
+        toast(t("computer.busy", { s: err.retryAfterS ?? 1 }), "error");
+      } else {
+        toast(err instanceof ApiError ? err.message : String(err), "error");
+      }
     } finally {
       this.busy = false;
     }

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Request, expect
+from playwright.sync_api import Request, Route, expect
 
 from .conftest import Tabs
 from .policy import all_in_or_uniform, choices, simulate, uniform
@@ -210,3 +210,22 @@ def test_the_level_is_chosen_by_keyboard_and_fits_a_phone(tabs: Tabs) -> None:
     expect(name.locator(".computer-level")).to_be_visible()
     assert name.evaluate("(el) => el.scrollWidth <= el.clientWidth"), "the level is cut off"
     resign(tab)
+
+
+def test_a_busy_server_is_told_in_the_page(tabs: Tabs) -> None:
+    """All the computer opponents busy (503 with Retry-After): the lobby says so and stays."""
+    tab = tabs.open("ann")
+    enter_name(tab, "Ann")
+    tab.allow_refusal(503, "/api/matches")
+
+    def busy(route: Route) -> None:
+        body = {"error": {"code": "server_busy", "message": "the computer opponents are busy"}}
+        route.fulfill(status=503, json=body, headers={"Retry-After": "7"})
+
+    tab.page.route("**/api/matches", busy)
+    tab.page.locator("label[for=bot-level-2]").click()
+    tab.page.locator("[data-action=create-bot]").click()
+    expect(tab.page.locator("#toasts")).to_contain_text(
+        "The computer opponents are all busy: try again in 7 s."
+    )
+    expect(tab.page).to_have_url(tab.base_url + "/")
