@@ -190,7 +190,7 @@ class ReplayViewer {
   /** The frame's events told in the current language; the server's language-neutral label
    * (e.g. "first play 1-4@4-4:lineA") only when no event says more. */
   frameLabel(frame) {
-    const view = { ...frame.view, mode: this.header.mode, players: frame.view.players || this.header.players };
+    const view = { ...frame.view, mode: this.header.mode, bot_level: this.header.bot_level, players: frame.view.players || this.header.players };
     const texts = (frame.events || [])
       .filter((e) => !QUIET.has(e.type))
       .map((e) => eventText(e, view))
@@ -293,7 +293,7 @@ class ReplayViewer {
 
   render() {
     const frame = this.frames[this.index];
-    const view = { ...frame.view, mode: frame.view.mode || this.header.mode, players: frame.view.players || this.header.players };
+    const view = { ...frame.view, mode: frame.view.mode || this.header.mode, bot_level: this.header.bot_level, players: frame.view.players || this.header.players };
     const root = this.root;
     const names = `${seatName(view, "first")} – ${seatName(view, "second")}`;
     root.querySelector("#replay-title").textContent = `${t("replay.title")} · ${names}`;

@@ -107,6 +107,8 @@ async def shown_with_its_level(api: Api, match_id: str, level: int) -> None:
     mine = next(m for m in archive if m["id"] == match_id)
     assert mine["bot_level"] == level
     assert mine["rated"] is False
+    replay = (await api.http.get(f"/api/matches/{match_id}/replay")).json()
+    assert replay["match"]["bot_level"] == level  # the replay viewer names it too
 
 
 async def test_a_bot_match_needs_a_level_in_range(bot_server: LiveServer) -> None:

@@ -39,9 +39,11 @@ def _view(match: Match) -> JSON:
     return view
 
 
-def replay_frames(document: MatchDocument) -> JSON:
+def replay_frames(document: MatchDocument, bot_level: int | None = None) -> JSON:
     """``{"format", "match", "frames": [...]}``: frame 0 is the match before anything, then one
-    frame per recorded version with its label, its recorded events and clock, and the view."""
+    frame per recorded version with its label, its recorded events and clock, and the view.
+    ``match`` is the record's header with ``bot_level``, the level of the computer in its second
+    seat (the record names players, not ids, so the caller reads it from the stored header)."""
     frames: list[JSON] = [
         {"version": 0, "label": "start", "events": [], "view": _view(Match()), "clock": None}
     ]
@@ -56,4 +58,5 @@ def replay_frames(document: MatchDocument) -> JSON:
                 "clock": entry.get("clock"),
             }
         )
-    return {"format": FRAMES_FORMAT, "match": document.match, "frames": frames}
+    header: JSON = {**document.match, "bot_level": bot_level}
+    return {"format": FRAMES_FORMAT, "match": header, "frames": frames}

@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response, status
 
+from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.listings import EndedMatch
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
@@ -181,8 +182,10 @@ async def read_replay(match_id: str, service: Service) -> Response:
     reading and the whole view with both hands (everything is public once it ends, D4). The
     server re-runs the engine so the browser needs no rules."""
     document = await service.document(match_id)
+    stored = await service.store.match(match_id)
+    bot_level = level_of(stored.second_player) if stored is not None else None
     # Off the event loop: re-running a long match takes a while, and the loop times clocks.
-    frames = await asyncio.to_thread(replay_frames, document)
+    frames = await asyncio.to_thread(replay_frames, document, bot_level)
     body = json.dumps(frames, separators=(",", ":"), ensure_ascii=False)
     return Response(body, media_type="application/json")
 
