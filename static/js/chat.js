@@ -74,6 +74,7 @@ export class ChatPanel {
     this.audience = null;
     this.viewer = null;
     this.ended = false;
+    this.facesComputer = false; // the computer reads no chat: no players' channel (issue 14)
     this.build();
   }
 
@@ -172,6 +173,7 @@ export class ChatPanel {
     if (match) {
       this.audience = match.audience;
       this.ended = match.status === "finished" || match.status === "aborted";
+      this.facesComputer = match.bot_level != null && match.audience !== "spectator";
       this.viewer = match.viewer || null;
     }
     const root = this.root;
@@ -200,10 +202,12 @@ export class ChatPanel {
     for (const button of root.querySelectorAll(".chat-phrase")) {
       button.textContent = t(`chat.phrase.${button.dataset.phrase}`);
     }
-    // A shared device has no players' channel (both sit at it): read, but nothing to say.
-    const speaks = this.audience !== "device" || this.ended;
+    // A shared device has no players' channel (both sit at it), and the computer reads none:
+    // read, but nothing to say.
+    const silent = this.audience === "device" || this.facesComputer;
+    const speaks = !silent || this.ended;
     show(root.querySelector(".chat-form"), speaks);
     show(root.querySelector(".chat-phrases"), speaks);
-    show(root, this.audience !== "device" || sorted.length > 0 || this.ended);
+    show(root, !silent || sorted.length > 0 || this.ended);
   }
 }

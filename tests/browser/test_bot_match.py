@@ -117,6 +117,7 @@ def test_a_match_against_the_computer_from_the_lobby_to_its_end(tabs: Tabs) -> N
     expect(match).to_have_attribute("data-mode", "bot")
     expect(match).to_have_attribute("data-status", "active")
     expect(page.locator("#invite-panel")).to_be_hidden()
+    expect(page.locator("#chat")).to_be_hidden()  # the computer reads no chat
     assert ann.snapshot(match_id)["match"]["bot_level"] == 1
     computer = page.locator('.seat-top[data-seat="second"]')
     expect(computer.locator(".seat-name")).to_have_text(COMPUTER)
@@ -145,6 +146,7 @@ def test_a_match_against_the_computer_from_the_lobby_to_its_end(tabs: Tabs) -> N
     expect(result.locator(".result-balances")).to_contain_text(COMPUTER)
     expect(computer.locator(".seat-name")).to_have_text(COMPUTER)
     expect(page.locator("[data-action=offer-rematch]")).to_have_count(0)
+    expect(page.locator("#chat")).to_be_visible()  # ended: the spectators' lines are public
     ann.shot("bot-result")
 
     page.goto(ann.base_url + "/")

@@ -203,6 +203,24 @@ async def test_a_shared_device_has_no_players_chat(app: FastAPI, client: httpx.A
         assert refused["code"] == "not_a_player"
 
 
+async def test_the_computer_reads_no_chat(app: FastAPI, client: httpx.AsyncClient) -> None:
+    """Issue 14: its opponent is shown no players' channel and a line to it is refused."""
+    token = await guest(client, "Ann")
+    created = await client.post(
+        "/api/matches", json={"mode": "bot", "level": 1}, headers=bearer(token)
+    )
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": token}) as person:
+        await person.receive_until("state")
+        refused = await say(person, text="good luck")
+        assert refused["code"] == "not_a_player"
+        assert "computer" in refused["message"]
+    listed = await client.get(f"/api/matches/{match_id}/chat", headers=bearer(token))
+    assert listed.status_code == 200
+    assert listed.json()["lines"] == []
+
+
 async def test_no_chat_of_a_match_that_is_not_there(client: httpx.AsyncClient) -> None:
     response = await client.get("/api/matches/nope/chat")
     assert response.status_code == 404

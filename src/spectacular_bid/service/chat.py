@@ -82,17 +82,21 @@ def speaker_key(player_id: str) -> str:
     return hashlib.sha256(f"chat:{player_id}".encode()).hexdigest()[:16]
 
 
+_NO_PLAYERS_CHANNEL: Final = (MatchMode.SHARED, MatchMode.BOT)
+
+
 def shown_channels(
     state: MatchState, player_id: str | None, audience: Audience
 ) -> frozenset[Channel]:
     """The channels a socket of ``player_id`` watching as ``audience`` is shown: both once the
     match has ended; while it is live, the players' to the seats, the spectators' to the rest.
     A seated player is never shown the spectators' channel while live, even watching as a
-    spectator (``?as=spectator``), and a shared device holds both seats (issue 12 item 1)."""
+    spectator (``?as=spectator``), and a shared device holds both seats (issue 12 item 1); the
+    computer reads no chat, so its opponent has no players' channel (issue 14)."""
     if not state.is_live:
         return BOTH
     if seats_held(state.seats, player_id) or audience is Audience.DEVICE:
-        return frozenset((Channel.PLAYERS,)) if state.mode is not MatchMode.SHARED else NONE
+        return NONE if state.mode in _NO_PLAYERS_CHANNEL else frozenset((Channel.PLAYERS,))
     if audience is Audience.SPECTATOR:
         return frozenset((Channel.SPECTATORS,))
     return frozenset((Channel.PLAYERS,))
@@ -111,6 +115,8 @@ def speaking_channel(state: MatchState, player: Player | None) -> tuple[Channel,
         raise Rejection(
             ErrorCode.NOT_A_PLAYER, "both players of a shared device sit at it: no chat"
         )
+    if state.mode is MatchMode.BOT:
+        raise Rejection(ErrorCode.NOT_A_PLAYER, "the computer reads no chat")
     return Channel.PLAYERS, held[0]
 
 
