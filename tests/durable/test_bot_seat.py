@@ -145,3 +145,40 @@ async def test_a_level_goes_with_a_bot_match_only(store: MatchStore) -> None:
         assert service.live_count() == 0
     finally:
         await service.stop()
+
+
+async def test_a_computer_resumed_mid_match_catches_up_and_plays_on(store: MatchStore) -> None:
+    """Issue 13 item 4 with issue 14: the server a bot match is handed to seats a new computer,
+    which reads every version so far as its seat saw it and plays on from there."""
+    service = MatchService(store, SETTINGS)
+    await service.start()
+    try:
+        ann, _ = await service.guests.create("Ann", service.wall_ms())
+        actor = await service.create_match(ann, MatchMode.BOT, level=2)
+        first = service.bots.of(actor.id)
+        assert first is not None
+        rng = random.Random(4)
+        while actor.version < 12 and actor.state.is_live:
+            await asyncio.sleep(0.002)
+            if (
+                actor.state.match.phase is Phase.AWAITING_DEAL
+                and Seat.FIRST not in actor.state.ready
+            ):
+                await actor.submit(ann.id, Start(), actor.version, service.now_ms())
+            elif actor.state.match.to_act is Seat.FIRST and actor.state.match.phase in DECISIONS:
+                action = rng.choice(actor.state.match.legal_actions())
+                await actor.submit(ann.id, move_of(action), actor.version, service.now_ms())
+        await first.stop()
+        actor.unlisten(first)
+        seen_before = list(first.seen)
+
+        log = actor.take_log()
+        resumed = service.bots.resume(actor, log)
+        assert resumed is not None
+        assert resumed is not first
+        assert resumed.seen == seen_before  # the same view, read from the versions so far
+        await play_the_bot(service, actor, ann, rng)
+        assert actor.state.status is MatchStatus.FINISHED
+        assert resumed.refused == 0
+    finally:
+        await service.stop()

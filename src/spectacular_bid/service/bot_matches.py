@@ -8,13 +8,16 @@ once (``BotSettings``); one more is refused as busy before anything is made (iss
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.bot_seat import BotSeat
-from spectacular_bid.service.computer import computer, ensure_computers
+from spectacular_bid.service.computer import computer, ensure_computers, level_of
 from spectacular_bid.service.ports import MatchStore
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import BotSettings
+from spectacular_bid.service.state import Entry
 from spectacular_bid.service.thinking import Thinker
 from spectacular_bid.service.timesource import MsSource
 
@@ -56,10 +59,25 @@ class BotMatches:
 
     async def seat(self, actor: MatchActor, level: int) -> BotSeat:
         """Put the computer at ``level`` in ``actor``'s second seat."""
-        player = computer(level)
+        bot = self._listening(actor, level)
+        await actor.join(bot.player)
+        return bot
+
+    def resume(self, actor: MatchActor, log: Iterable[Entry]) -> BotSeat | None:
+        """The computer of a bot match handed to this server, caught up on ``log`` (every
+        version so far); None when ``actor``'s second seat is a person's."""
+        second = actor.state.seats[1]
+        level = level_of(second.id) if second is not None else None
+        if level is None:
+            return None
+        bot = self._listening(actor, level)
+        bot.catch_up(log, actor.state)
+        return bot
+
+    def _listening(self, actor: MatchActor, level: int) -> BotSeat:
         bot = BotSeat(
             actor,
-            player,
+            computer(level),
             Seat.SECOND,
             level,
             self.thinker,
@@ -69,7 +87,6 @@ class BotMatches:
         )
         self._seats[actor.id] = bot
         actor.listen(bot)
-        await actor.join(player)
         return bot
 
     def _forget(self, bot: BotSeat) -> None:

@@ -18,7 +18,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Final, Literal
 
 from spectacular_bid.bots import BUDGET_S, decide
@@ -95,10 +95,20 @@ class BotSeat:
         self._task: asyncio.Task[None] | None = None
         self._sending = False
 
-    def published(self, entry: Entry, state: MatchState) -> None:
+    def catch_up(self, entries: Iterable[Entry], state: MatchState) -> None:
+        """Take over a match mid-way (a peer handed it to this server, issue 13 item 4): what
+        the seat saw of every version so far, then its duty now, as if it had listened."""
+        for entry in entries:
+            self._see(entry)
+        self._consider(state)
+
+    def _see(self, entry: Entry) -> None:
         self.seen.extend(
             event_for(self.seat, e) for e in entry.events if not isinstance(e, _SERVICE_EVENTS)
         )
+
+    def published(self, entry: Entry, state: MatchState) -> None:
+        self._see(entry)
         if self._task is not None and not self._task.done():
             if self._sending:
                 return  # its end looks at the newest state
