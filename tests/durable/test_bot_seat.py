@@ -42,12 +42,17 @@ DECISIONS = (Phase.AUCTION, Phase.OPENING, Phase.PLAYING)
 
 
 async def play_the_bot(
-    service: MatchService, actor: MatchActor, person: Player, rng: random.Random
+    service: MatchService,
+    actor: MatchActor,
+    person: Player,
+    rng: random.Random,
+    until_version: int | None = None,
 ) -> int:
-    """The person's random legal commands until the match ends; returns how many it sent."""
+    """The person's random legal commands until the match ends (or reaches ``until_version``);
+    returns how many it sent."""
     sent = 0
     deadline = time.monotonic() + 120
-    while actor.state.is_live:
+    while actor.state.is_live and (until_version is None or actor.version < until_version):
         assert time.monotonic() < deadline, f"the match stalled at version {actor.version}"
         state = actor.state
         command: PlayerCommand
@@ -158,16 +163,7 @@ async def test_a_computer_resumed_mid_match_catches_up_and_plays_on(store: Match
         first = service.bots.of(actor.id)
         assert first is not None
         rng = random.Random(4)
-        while actor.version < 12 and actor.state.is_live:
-            await asyncio.sleep(0.002)
-            if (
-                actor.state.match.phase is Phase.AWAITING_DEAL
-                and Seat.FIRST not in actor.state.ready
-            ):
-                await actor.submit(ann.id, Start(), actor.version, service.now_ms())
-            elif actor.state.match.to_act is Seat.FIRST and actor.state.match.phase in DECISIONS:
-                action = rng.choice(actor.state.match.legal_actions())
-                await actor.submit(ann.id, move_of(action), actor.version, service.now_ms())
+        await play_the_bot(service, actor, ann, rng, until_version=12)
         await first.stop()
         actor.unlisten(first)
         seen_before = list(first.seen)
