@@ -39,8 +39,10 @@ from .live import (
     seen_within,
 )
 from .test_relay import redis_url as redis_url
-from .test_relay import servers
+from .test_relay import servers, told_how_it_ended
 
+THRESHOLD_MS = 2_000
+"""The peer's D5 lag threshold in the test of a hand-over that stood too long."""
 CLOCK_SLACK_MS = 3
 """The record's times are read from the wall clock at a version's store, a moment after the
 monotonic reading that times it: the comparison allows this much for the two reads."""
@@ -199,3 +201,40 @@ async def test_sigterm_with_no_peer_alive_drains_as_alone(
     assert "handed" not in server.log()
     assert header is not None
     assert header.reason == "join_timeout"  # it ended where it was, not handed anywhere
+
+
+async def test_a_hand_over_that_stood_a_clock_past_the_d5_threshold_is_a_timing_failure(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    """The peer is stopped (SIGSTOP) while the owner hands it the match, and continued only
+    after longer than its lag threshold: the clock stood too long, so the match ends aborted as
+    a timing failure (D5) instead of going on, and its record still verifies."""
+    relay = ("--redis-url", redis_url)
+    async with AsyncExitStack() as stack:
+        a = await stack.enter_async_context(running_server(target, tmp_path / "a", *relay))
+        threshold = ("--lag-threshold-ms", str(THRESHOLD_MS))
+        b = await stack.enter_async_context(
+            running_server(target, tmp_path / "b", *relay, *threshold)
+        )
+        before = await handed_table(stack, a, b)
+        await before.pause_mid_round(from_version=6)
+        stood_at = before.version()
+        b.process.send_signal(signal.SIGSTOP)
+        try:
+            a.process.send_signal(signal.SIGTERM)
+            ann = before.seats[0]
+            await asyncio.wait_for(ann.ws.wait_closed(), 10)  # a did not wait for b for ever
+            assert ann.ws.close_code == 1012
+            await asyncio.sleep(THRESHOLD_MS / 1000 + 0.5)
+        finally:
+            b.process.send_signal(signal.SIGCONT)
+        assert await asyncio.to_thread(a.process.wait, 20) == -signal.SIGTERM
+        ended = await told_how_it_ended(b, before.match_id, before.tokens[0], within_s=10)
+        assert ended["match"]["result"] == {"winner": None, "reason": "timing_failure"}
+        async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+            record = (await on_b.get(f"/api/matches/{before.match_id}/record")).json()
+    commands = [v["command"] for v in record["versions"][stood_at:]]
+    assert commands == [{"type": "hand_over"}, {"type": "abort", "reason": "timing_failure"}]
+    assert record["match"]["rated"] is False
+    assert verify(parse_document(record)).versions == stood_at + 2
+    assert "a timing failure" in b.log()
