@@ -238,3 +238,36 @@ async def test_a_hand_over_that_stood_a_clock_past_the_d5_threshold_is_a_timing_
     assert record["match"]["rated"] is False
     assert verify(parse_document(record)).versions == stood_at + 2
     assert "a timing failure" in b.log()
+
+
+async def test_every_live_match_of_the_owner_is_handed_over_at_once(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    """Two matches, one mid-turn and one waiting for its second player: both go on at the peer,
+    each resumed once, the waiting one still open to be joined there."""
+    async with AsyncExitStack() as stack:
+        a, b = await servers(stack, target, tmp_path, redis_url, 2)
+        playing = await handed_table(stack, a, b)
+        await playing.pause_mid_round(from_version=4)
+        async with httpx.AsyncClient(base_url=a.url, timeout=10) as on_a:
+            cy = await guest(on_a, "Cy")
+            made = await on_a.post("/api/matches", json={"mode": "invite"}, headers=bearer(cy))
+            assert made.status_code == 201, made.text
+        waiting_id = made.json()["id"]
+        a.process.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(a.process.wait, 20) == -signal.SIGTERM
+        assert "handed 2 live match(es) to server" in a.log()
+        async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+            dee = await guest(on_b, "Dee")
+            joined = await on_b.post(f"/api/matches/{waiting_id}/join", headers=bearer(dee))
+            assert joined.status_code == 200, joined.text
+            assert joined.json()["seat"] == "second"
+            for match_id, token in ((playing.match_id, playing.tokens[0]), (waiting_id, cy)):
+                read = await on_b.get(f"/api/matches/{match_id}", headers=bearer(token))
+                assert read.status_code == 200, read.text
+                assert read.json()["match"]["status"] == "active"
+    async with SqlStore.open(target.url) as store:
+        for match_id in (playing.match_id, waiting_id):
+            kinds = [e.command["type"] for e in await store.events(match_id)]
+            assert kinds.count("hand_over") == kinds.count("resume") == 1, kinds
+            assert kinds.index("resume") == kinds.index("hand_over") + 1

@@ -69,9 +69,11 @@ class Handover:
         if not peers:
             return None
         peer = peers[0]
-        stood = [
-            actor.id for actor in self._service.held() if actor.is_live and await _stood(actor)
-        ]
+        # All at once: their versions share the writer's commits, so the first stood waits
+        # for the last no longer than one commit (a pause counts against D5).
+        live = [actor for actor in self._service.held() if actor.is_live]
+        done = await asyncio.gather(*(_stood(actor) for actor in live))
+        stood = [actor.id for actor, ok in zip(live, done, strict=True) if ok]
         moved = await self._store.hand_over(stood, peer) if stood else []
         log.warning("handed %d live match(es) to server %s", len(moved), peer)
         return HandedOver(peer, moved)
@@ -97,15 +99,13 @@ class Handover:
         """Resume those of ``match_ids`` this server owns and does not run yet; return the
         ids it runs now (resumed, or resumed before)."""
         owned = set(await self._store.owned_matches())
-        running = []
-        for match_id in match_ids:
-            if match_id not in owned:
-                continue
-            if self._service.holds(match_id) or await self._adopt_one(match_id):
-                running.append(match_id)
-        return running
+        wanted = [m for m in dict.fromkeys(match_ids) if m in owned]
+        done = await asyncio.gather(*(self._adopt_one(m) for m in wanted))  # as in leave
+        return [m for m, ok in zip(wanted, done, strict=True) if ok]
 
     async def _adopt_one(self, match_id: str) -> bool:
+        if self._service.holds(match_id):
+            return True
         if match_id in self._adopting:
             return False
         self._adopting.add(match_id)
@@ -124,7 +124,9 @@ class Handover:
         records = await self._store.events(header.id)
         seats = await self._service.players_of(header)
         settings = header.settings if isinstance(header.settings, dict) else {}
-        state = rebuild(header.id, header.mode, settings, seats, records).state
+        # Off the loop, which times every other match's clock (as an import's verify is).
+        rebuilt = await asyncio.to_thread(rebuild, header.id, header.mode, settings, seats, records)
+        state = rebuilt.state
         now_ms, wall_ms = self._service.now_ms(), self._service.wall_ms()
         paused_ms = max(0, wall_ms - records[-1].wall_ms) if records else 0
         if not state.is_live:
