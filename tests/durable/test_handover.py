@@ -19,10 +19,12 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 
 import httpx
+from sqlalchemy import select
 from websockets.asyncio.client import connect
 
 from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
+from spectacular_bid.store.models import Server as ServerRow
 from spectacular_bid.store.repository import SqlStore
 
 from .conftest import Target
@@ -271,3 +273,57 @@ async def test_every_live_match_of_the_owner_is_handed_over_at_once(
             kinds = [e.command["type"] for e in await store.events(match_id)]
             assert kinds.count("hand_over") == kinds.count("resume") == 1, kinds
             assert kinds.index("resume") == kinds.index("hand_over") + 1
+
+
+async def owner_pid(target: Target, match_id: str) -> int:
+    """The pid of the server process the store names as the match's owner."""
+    async with SqlStore.open(target.url) as store:
+        owner = await store.owner_of(match_id)
+        assert owner is not None
+        async with store.engine.connect() as conn:
+            host = (
+                await conn.execute(select(ServerRow.host).where(ServerRow.id == owner))
+            ).scalar()
+    assert isinstance(host, str)
+    return int(host.rpartition(":")[2])
+
+
+async def moved_on(table: Table, leaving: Server, to: Server) -> Table:
+    """SIGTERM to ``leaving``, which runs the match; the table's sockets again, on ``to``."""
+    version = table.version()
+    leaving.process.send_signal(signal.SIGTERM)
+    for watcher in table.everyone:
+        await asyncio.wait_for(watcher.ws.wait_closed(), 10)
+        assert watcher.ws.close_code == 1012
+    assert await asyncio.to_thread(leaving.process.wait, 20) == -signal.SIGTERM
+    assert "handed 1 live match(es) to server" in leaving.log()
+    await table.close()
+    moved = await reconnected(table, to)
+    await moved.until(lambda: moved.version() >= version + 2)
+    assert moved.spectator.match["status"] == "active"
+    return moved
+
+
+async def test_a_rolling_deploy_hands_a_match_on_twice_and_its_record_verifies(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
+        table = await handed_table(stack, a, b)
+        await table.pause_mid_round(from_version=4)
+        table = await moved_on(table, a, b)
+        stack.push_async_callback(table.close)
+        pid = await owner_pid(target, table.match_id)  # b or c: the peer a chose
+        runs, last = (b, c) if b.process.pid == pid else (c, b)
+        assert runs.process.pid == pid
+        table = await moved_on(table, runs, last)
+        stack.push_async_callback(table.close)
+        ann = table.seats[0]
+        await ann.ws.send(json.dumps({"type": "resign", "version": table.version()}))
+        await table.until(table.is_over, timeout_s=10)
+        async with httpx.AsyncClient(base_url=last.url, timeout=10) as http:
+            record = (await http.get(f"/api/matches/{table.match_id}/record")).json()
+    kinds = [v["command"]["type"] for v in record["versions"]]
+    assert kinds.count("hand_over") == kinds.count("resume") == 2, kinds
+    assert record["match"]["reason"] == "resignation"
+    assert verify(parse_document(record)).versions == len(kinds)

@@ -25,6 +25,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.commands import Resumed
@@ -39,6 +40,8 @@ from spectacular_bid.service.replay import rebuild
 from spectacular_bid.service.state import MatchState, Transition
 
 log = logging.getLogger(__name__)
+
+ADOPTING_POLL_S: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,8 @@ class Handover:
         self._store = service.store
         self._adopting: set[str] = set()
         self._task: asyncio.Task[None] | None = None
+        self.leaving = False
+        """Set once this server hands its matches over: it adopts none from then on."""
         self.ended: list[Callable[[list[str]], None]] = []
         """Told the ids of handed matches ended as timing failures (their sockets close)."""
 
@@ -69,11 +74,16 @@ class Handover:
         if not peers:
             return None
         peer = peers[0]
+        self.leaving = True
+        while self._adopting:  # a match being resumed here now goes on with the others
+            await asyncio.sleep(ADOPTING_POLL_S)
         # All at once: their versions share the writer's commits, so the first stood waits
         # for the last no longer than one commit (a pause counts against D5).
         live = [actor for actor in self._service.held() if actor.is_live]
         done = await asyncio.gather(*(_stood(actor) for actor in live))
         stood = [actor.id for actor, ok in zip(live, done, strict=True) if ok]
+        # A peer's matches handed here and not resumed yet stand in the store: they go on too.
+        stood += [m for m in await self._store.owned_matches() if not self._service.holds(m)]
         moved = await self._store.hand_over(stood, peer) if stood else []
         log.warning("handed %d live match(es) to server %s", len(moved), peer)
         return HandedOver(peer, moved)
@@ -97,7 +107,10 @@ class Handover:
 
     async def adopt(self, match_ids: list[str]) -> list[str]:
         """Resume those of ``match_ids`` this server owns and does not run yet; return the
-        ids it runs now (resumed, or resumed before)."""
+        ids it runs now (resumed, or resumed before). A server that is leaving adopts none:
+        it hands them on with its own."""
+        if self.leaving:
+            return []
         owned = set(await self._store.owned_matches())
         wanted = [m for m in dict.fromkeys(match_ids) if m in owned]
         done = await asyncio.gather(*(self._adopt_one(m) for m in wanted))  # as in leave
