@@ -2,10 +2,12 @@
 
 A server that stops while a peer lives moves the ``match_owner`` rows of its live matches to
 that peer, in a transaction of its own writer, so fenced by its lease (``store.leases``): a
-server that already lost its lease moves nothing, and once a row names the peer, the leaving
-server's writes of that match are refused by nothing but its own actor having stopped; it has
-recorded the hand-over version before, and writes nothing of the match after. The peer finds
-the rows that name it and that it does not run, and resumes those matches from their records.
+server that already lost its lease moves nothing. Each match's hand-over version is stored
+before its row moves, and the leaving server writes nothing of the match after it: its actor
+takes no input after the hand-over, the machine refuses every input to a stood match but the
+peer's resume, and a version written twice would be refused by the events' primary key
+(match, version). The peer finds the rows that name it for matches it does not run, and
+resumes those matches from their records.
 """
 
 from __future__ import annotations
