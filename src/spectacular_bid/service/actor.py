@@ -129,6 +129,8 @@ class MatchActor:
         queue = self._queue  # not self: an actor must not be in a reference cycle (collector.py)
         self._alarms = Alarms(lambda kind: queue.put_nowait(_Timer(kind)))
         self._closed = False
+        self._here_since_ms: int | None = None
+        """When a match handed over by a peer began to be timed here (:meth:`resume`)."""
 
     @property
     def version(self) -> int:
@@ -152,6 +154,7 @@ class MatchActor:
         resuming version is the log's first, so a socket that saw the one before gets it as
         an update, not a full state."""
         self._log = [resumed]
+        self._here_since_ms = resumed.now_ms
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"match-{self.id}")
         self._arm_all()
 
@@ -291,10 +294,13 @@ class MatchActor:
             await self._advance(LoopStalled())
 
     def _healthy(self) -> bool:
+        """D5 over the span this server timed the running decision: a decision resumed from a
+        peer began before it came here, and this loop's stalls before then timed nothing."""
         clock = self.state.clock
-        return clock.running is None or self._is_loop_healthy(
-            clock.decision_started_ms, self._now_ms()
-        )
+        since_ms = clock.decision_started_ms
+        if self._here_since_ms is not None:
+            since_ms = max(since_ms, self._here_since_ms)
+        return clock.running is None or self._is_loop_healthy(since_ms, self._now_ms())
 
     def _seed(self) -> DealSeed:
         return DealSeed(self._decks(), new_salt())

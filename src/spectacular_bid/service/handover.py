@@ -113,10 +113,12 @@ class Handover:
             return []
         owned = set(await self._store.owned_matches())
         wanted = [m for m in dict.fromkeys(match_ids) if m in owned]
-        done = await asyncio.gather(*(self._adopt_one(m) for m in wanted))  # as in leave
+        done = await asyncio.gather(*(self.resume_match(m) for m in wanted))  # as in leave
         return [m for m, ok in zip(wanted, done, strict=True) if ok]
 
-    async def _adopt_one(self, match_id: str) -> bool:
+    async def resume_match(self, match_id: str) -> bool:
+        """Resume one match handed to this server (the caller knows the store says so);
+        whether it runs here now."""
         if self._service.holds(match_id):
             return True
         if match_id in self._adopting:
