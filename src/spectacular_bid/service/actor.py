@@ -273,6 +273,7 @@ class MatchActor:
             if due_ms is not None and _applied(outcome):
                 self._telemetry.flag_fell(self._now_ms() - due_ms)
         elif isinstance(mail, _Leave):
+            await self._guard_timing()  # a stall here ends the match (D5); none is handed over
             outcome = await self._advance(HandingOver())
             if isinstance(outcome, Transition):
                 self._closed = True  # what a socket sends from now on is refused
