@@ -447,6 +447,7 @@ PURE_SERVICE = frozenset(
         "ports",
         "history",
         "ratings",
+        "suspension",
     )
 )
 """The match machine and every module it stands on: like the rules, no asyncio, no clock reads,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
     from spectacular_bid.service.matches import MatchService
+    from spectacular_bid.web.drain import HandOver
     from spectacular_bid.web.settings import WebSettings
 
 SERVE_FLAGS = (
@@ -112,14 +113,22 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"error: cannot open the database: {exc}", file=sys.stderr)
             return EXIT_FAILED
     raise_descriptor_limit()
-    if not run_uvicorn(served(app), app.state.service, settings, args.log_level):
+    hand_over = app.state.hand_over
+    if not run_uvicorn(served(app), app.state.service, settings, args.log_level, hand_over):
         return EXIT_FAILED  # the start-up failed, and uvicorn logged why
     return EXIT_OK
 
 
-def run_uvicorn(app: ASGIApp, service: MatchService, settings: WebSettings, log_level: str) -> bool:
+def run_uvicorn(
+    app: ASGIApp,
+    service: MatchService,
+    settings: WebSettings,
+    log_level: str,
+    hand_over: HandOver | None = None,
+) -> bool:
     """What ``uvicorn.run()`` does for one process, with :class:`DrainingServer` (a stop signal
-    drains first, ``web/drain.py``) and the log format of the settings; whether it started."""
+    hands the live matches to a peer, or else drains first, ``web/drain.py``) and the log
+    format of the settings; whether it started."""
     import uvicorn
 
     from spectacular_bid.web.drain import DrainingServer
@@ -135,7 +144,7 @@ def run_uvicorn(app: ASGIApp, service: MatchService, settings: WebSettings, log_
         log_level=log_level,
         log_config=log_config(settings.log_format),
     )
-    server = DrainingServer(config, service, settings.drain_s)
+    server = DrainingServer(config, service, settings.drain_s, hand_over)
     with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run() does
         server.run()
     return server.started

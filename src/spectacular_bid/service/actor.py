@@ -27,6 +27,7 @@ from spectacular_bid.service.commands import (
     DealSeed,
     FlagDue,
     GraceDue,
+    HandingOver,
     Input,
     Join,
     JoinDue,
@@ -85,7 +86,14 @@ class _Stall:
     """The lag monitor saw the loop stall while this match's clock ran (D5)."""
 
 
-Mail = _Command | _Join | _Timer | _Stall
+@dataclass(slots=True)
+class _Leave:
+    """Stand the clocks for a hand-over to a peer (issue 13 item 4); nothing is taken after."""
+
+    reply: asyncio.Future[int]
+
+
+Mail = _Command | _Join | _Timer | _Stall | _Leave
 
 
 class MatchActor:
@@ -121,6 +129,8 @@ class MatchActor:
         queue = self._queue  # not self: an actor must not be in a reference cycle (collector.py)
         self._alarms = Alarms(lambda kind: queue.put_nowait(_Timer(kind)))
         self._closed = False
+        self._here_since_ms: int | None = None
+        """When a match handed over by a peer began to be timed here (:meth:`resume`)."""
 
     @property
     def version(self) -> int:
@@ -137,6 +147,27 @@ class MatchActor:
         await self._store.save_match(header_of(self.id, self.state, self.created_wall_ms, None))
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"match-{self.id}")
         self._arm_all()
+
+    def resume(self, resumed: Entry) -> None:
+        """Run a match a peer handed over, whose header and resuming version are stored
+        (``service.handover``): its consumer task and timers, as :meth:`open` starts them. The
+        resuming version is the log's first, so a socket that saw the one before gets it as
+        an update, not a full state."""
+        self._log = [resumed]
+        self._here_since_ms = resumed.now_ms
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"match-{self.id}")
+        self._arm_all()
+
+    async def hand_over(self) -> int:
+        """Stand the clocks after every input already queued, store that version, and take
+        nothing more (issue 13 item 4); return the version. Raise :class:`Rejection` when the
+        version could not be stored: the match then goes on here."""
+        reply: asyncio.Future[int] = self._future()
+        self._queue.put_nowait(_Leave(reply))
+        try:
+            return await reply
+        finally:
+            del reply  # no cycle through a refusal's traceback (see submit)
 
     async def close(self) -> None:
         """Stop the actor: its timers, its task, its listeners; calls after this are refused."""
@@ -241,6 +272,13 @@ class MatchActor:
             outcome = await self._advance(timer_input)
             if due_ms is not None and _applied(outcome):
                 self._telemetry.flag_fell(self._now_ms() - due_ms)
+        elif isinstance(mail, _Leave):
+            await self._guard_timing()  # a stall here ends the match (D5); none is handed over
+            outcome = await self._advance(HandingOver())
+            if isinstance(outcome, Transition):
+                self._closed = True  # what a socket sends from now on is refused
+                self._alarms.close()
+            _answer(mail.reply, outcome, self.state.version)
         else:
             await self._advance(LoopStalled())
 
@@ -257,10 +295,13 @@ class MatchActor:
             await self._advance(LoopStalled())
 
     def _healthy(self) -> bool:
+        """D5 over the span this server timed the running decision: a decision resumed from a
+        peer began before it came here, and this loop's stalls before then timed nothing."""
         clock = self.state.clock
-        return clock.running is None or self._is_loop_healthy(
-            clock.decision_started_ms, self._now_ms()
-        )
+        since_ms = clock.decision_started_ms
+        if self._here_since_ms is not None:
+            since_ms = max(since_ms, self._here_since_ms)
+        return clock.running is None or self._is_loop_healthy(since_ms, self._now_ms())
 
     def _seed(self) -> DealSeed:
         return DealSeed(self._decks(), new_salt())

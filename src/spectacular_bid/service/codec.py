@@ -44,9 +44,11 @@ from spectacular_bid.rules.notation import parse_place, parse_seat, parse_tile, 
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
 from spectacular_bid.service.commands import (
+    HandingOver,
     PressedReveal,
     PressedStart,
     RecordedCommand,
+    Resumed,
     SaltedDeal,
     TookSeat,
 )
@@ -196,6 +198,10 @@ def command_json(command: RecordedCommand) -> JSON:
         return {"type": "deal", "deck": _tiles(command.deck), "salt": command.salt}
     if isinstance(command, Abort):
         return {"type": "abort", "reason": command.reason.value}
+    if isinstance(command, HandingOver):
+        return {"type": "hand_over"}
+    if isinstance(command, Resumed):
+        return {"type": "resume", "paused_ms": command.paused_ms}
     return {"type": _SEAT_COMMANDS[type(command)], "seat": _seat(command.seat)}
 
 
@@ -219,6 +225,13 @@ def parse_command(data: Mapping[str, Any]) -> RecordedCommand:
             return Abort(AbortReason(_field(data, "reason")))
         except ValueError:
             raise NotationError(f"invalid abort reason: {data.get('reason')!r:.80}") from None
+    if kind == "hand_over":
+        return HandingOver()
+    if kind == "resume":
+        paused_ms = _field(data, "paused_ms")
+        if not isinstance(paused_ms, int) or isinstance(paused_ms, bool) or paused_ms < 0:
+            raise NotationError(f"invalid resume pause: {paused_ms!r:.80}")
+        return Resumed(paused_ms)
     seat = parse_seat(_field(data, "seat"))
     if kind == "play":
         at = data.get("at")

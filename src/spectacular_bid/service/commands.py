@@ -186,7 +186,25 @@ class NeedsDeck:
     changed; send the same input again with a :class:`DealSeed`."""
 
 
-Input = Submit | Join | FlagDue | GraceDue | JoinDue | LoopStalled | Restarted
+@dataclass(frozen=True, slots=True)
+class HandingOver:
+    """This server hands the match to a peer (issue 13 item 4): its clocks stand from now, with
+    the running decision's delay and bank as they are, until the peer resumes it. Recorded as
+    it is, so the record shows where the match left its owner."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """The peer that took the match over resumes its clocks (issue 13 item 4, R7.9): the
+    ``paused_ms`` it stood, measured by the wall clocks of both servers, is charged to nobody and
+    is recorded as the match's clock audit. Recorded as it is."""
+
+    paused_ms: int
+
+
+Input = (
+    Submit | Join | FlagDue | GraceDue | JoinDue | LoopStalled | Restarted | HandingOver | Resumed
+)
 
 
 def with_deck(command: Input, seed: DealSeed) -> Input:
@@ -224,4 +242,14 @@ class PressedReveal:
     seat: Seat
 
 
-RecordedCommand = SeatAction | Flag | Abort | SaltedDeal | TookSeat | PressedStart | PressedReveal
+RecordedCommand = (
+    SeatAction
+    | Flag
+    | Abort
+    | SaltedDeal
+    | TookSeat
+    | PressedStart
+    | PressedReveal
+    | HandingOver
+    | Resumed
+)

@@ -64,6 +64,8 @@ def command_text(entry: Mapping[str, Any], action: RecordedCommand, match: Match
         return f"abort ({command.get('reason')})"
     if kind == "flag":
         return f"flag {command.get('seat')} (time)"
+    if kind == "resume":
+        return f"resume on another server after {command.get('paused_ms')} ms (not charged)"
     seat = command.get("seat")
     return f"{seat}: {kind}" if seat else str(kind)
 

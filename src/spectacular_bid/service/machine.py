@@ -35,6 +35,7 @@ from spectacular_bid.service.commands import (
     DealSeed,
     FlagDue,
     GraceDue,
+    HandingOver,
     Input,
     Join,
     JoinDue,
@@ -45,6 +46,7 @@ from spectacular_bid.service.commands import (
     RecordedCommand,
     ResignMatch,
     Restarted,
+    Resumed,
     Reveal,
     SaltedDeal,
     Start,
@@ -61,17 +63,24 @@ from spectacular_bid.service.fairness import committed, revealed
 from spectacular_bid.service.ports import MatchMode, MatchStatus, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Outcome, Transition
+from spectacular_bid.service.suspension import refused_while_suspended, resume, suspend
 
 
 def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
     """Apply one input at ``now_ms``; see the module docstring."""
+    if isinstance(command, Resumed):  # on another server, whose time may be anything
+        return resume(state, command, now_ms)
+    if state.suspended_ms is not None and not isinstance(command, Restarted):
+        return refused_while_suspended()
     now_ms = max(now_ms, state.clock.decision_started_ms)
+    if isinstance(command, HandingOver):
+        return suspend(state, now_ms) if state.is_live else _over()
     if isinstance(command, Submit):
         return _submit(state, command, now_ms)
     if isinstance(command, Join):
         return _join(state, command.player, now_ms)
     if not state.is_live:
-        return Rejection(ErrorCode.MATCH_OVER, "the match is over")
+        return _over()
     if isinstance(command, FlagDue):
         return _flag_due(state, now_ms)
     if isinstance(command, GraceDue):
@@ -88,7 +97,12 @@ def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
         return _apply(state, Abort(AbortReason.TIMING_FAILURE), None, now_ms, now_ms)
     assert isinstance(command, Restarted)
     charge = max(command.received_ms, state.clock.decision_started_ms)
-    return _apply(state, Abort(AbortReason.TIMING_FAILURE), None, charge, now_ms)
+    standing = replace(state, suspended_ms=None)
+    return _apply(standing, Abort(AbortReason.TIMING_FAILURE), None, charge, now_ms)
+
+
+def _over() -> Rejection:
+    return Rejection(ErrorCode.MATCH_OVER, "the match is over")
 
 
 # -- players ------------------------------------------------------------------------------------

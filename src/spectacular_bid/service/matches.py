@@ -53,7 +53,7 @@ from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.rematches import Rematches
 from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
 from spectacular_bid.service.settings import ServiceSettings
-from spectacular_bid.service.state import new_match
+from spectacular_bid.service.state import Entry, MatchState, new_match
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
 
@@ -407,6 +407,44 @@ class MatchService:
         rows = records_for_import(document, None, self.wall_ms())
         await self.store.import_match(rows.players, rows.match, rows.rounds, rows.events)
         return rows.match.id, verified
+
+    # -- hand-overs between servers (issue 13 item 4, ``service.handover``) -----------------
+
+    def held(self) -> list[MatchActor]:
+        return list(self._actors.values())
+
+    def holds(self, match_id: str) -> bool:
+        return match_id in self._actors
+
+    async def players_of(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
+        return await self._seated(header)
+
+    def run_handed_over(
+        self, match_id: str, state: MatchState, resumed: Entry, header: MatchRecord
+    ) -> MatchActor:
+        """Run a match a peer handed over, its resuming version stored."""
+        actor = MatchActor(
+            match_id,
+            state,
+            self.store,
+            self._deck_source_for(match_id),
+            self.now_ms,
+            self.wall_ms,
+            self.lag.is_healthy,
+            self._on_actor_change,
+            self.telemetry,
+        )
+        actor.created_wall_ms = header.created_at_ms
+        self._actors[match_id] = actor
+        actor.resume(resumed)
+        return actor
+
+    async def let_go(self, match_ids: list[str]) -> None:
+        """Close the actors of matches handed to a peer: this server runs them no more."""
+        for match_id in match_ids:
+            actor = self._actors.pop(match_id, None)
+            if actor is not None:
+                await actor.close()
 
 
 def _parse_and_verify(data: object) -> tuple[MatchDocument, Verified]:

@@ -225,6 +225,16 @@ class InMemoryStore:
         """One process uses this store: no match is run by another."""
         return None
 
+    async def live_peers(self) -> list[str]:
+        """No other process uses this store: nobody to hand a match to."""
+        return []
+
+    async def hand_over(self, match_ids: list[str], server_id: str) -> list[str]:
+        return []
+
+    async def owned_matches(self) -> list[str]:
+        return []
+
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
         """One server owns this store, so every live match is its own: orphaned only for a
         service starting on it after another (a restart, in tests)."""

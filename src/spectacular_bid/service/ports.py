@@ -309,6 +309,22 @@ class MatchStore(Protocol):
         match, no owner alive): where a socket's commands are relayed (issue 13 item 2)."""
         ...
 
+    async def live_peers(self) -> list[str]:
+        """The ids of the other servers on the store whose lease runs now: those a stopping
+        server can hand its live matches to (issue 13 item 4)."""
+        ...
+
+    async def hand_over(self, match_ids: list[str], server_id: str) -> list[str]:
+        """Make the live server ``server_id`` the owner of those of ``match_ids`` this server
+        owns, fenced by this server's lease; return the ids moved (issue 13 item 4). Raises
+        :class:`LeaseLostError` when the lease was lost."""
+        ...
+
+    async def owned_matches(self) -> list[str]:
+        """The ids of the live matches the store says this server owns (a peer handed them
+        over, or this server runs them)."""
+        ...
+
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
         """Take over the live matches no live server runs — those of a server whose lease ran
         out, and those stored before leases — and return them, oldest first: each is this

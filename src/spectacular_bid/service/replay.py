@@ -29,6 +29,7 @@ from spectacular_bid.service.commands import (
     DealSeed,
     FlagDue,
     GraceDue,
+    HandingOver,
     Input,
     Join,
     JoinDue,
@@ -36,6 +37,7 @@ from spectacular_bid.service.commands import (
     PressedStart,
     RecordedCommand,
     Restarted,
+    Resumed,
     Reveal,
     SaltedDeal,
     Start,
@@ -163,6 +165,8 @@ def _input(
     seat = {"first": Seat.FIRST, "second": Seat.SECOND}.get(recorded_seat)  # type: ignore[arg-type]
     if isinstance(command, Flag):
         return FlagDue()
+    if isinstance(command, HandingOver | Resumed):
+        return command
     if isinstance(command, Abort):
         if command.reason is AbortReason.JOIN_TIMEOUT:
             return JoinDue()
@@ -265,7 +269,7 @@ def verify(document: MatchDocument) -> Verified:
     for index, version in enumerate(document.versions):
         where = f"version {version['version']}"
         check(where, "version", index + 1, version["version"])
-        restarted = _is_restart(version)
+        restarted = _is_restart(version) or version["command"].get("type") == "resume"
         mono_ms = version["mono_ms"]
         if previous_ms is not None and mono_ms < previous_ms and not restarted:
             raise RecordMismatchError.of(
@@ -303,7 +307,9 @@ def verify(document: MatchDocument) -> Verified:
 def _is_restart(version: Mapping[str, Any]) -> bool:
     """A version that ended its match as a timing failure: after a restart (D5) the server's
     monotonic clock may begin anew, so such a version may be timed before the one it follows,
-    and charged at that earlier time (the machine never times it before its clock's last)."""
+    and charged at that earlier time (the machine never times it before its clock's last).
+    A version that resumed a match on another server (issue 13 item 4) is held to the same:
+    that server's clock has a base of its own."""
     command = version["command"]
     return bool(
         command.get("type") == "abort" and command.get("reason") == AbortReason.TIMING_FAILURE.value

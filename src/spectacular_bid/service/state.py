@@ -52,6 +52,9 @@ class MatchState:
     reveal: DeckRevealed | None = None
     secret: DealSeed | None = None
     """The current round's deck and salt, hidden until the round ends (D4)."""
+    suspended_ms: int | None = None
+    """When this match's owner handed it to a peer (issue 13 item 4): its clocks stand and no
+    timer runs until the peer resumes it."""
 
     @property
     def is_live(self) -> bool:
@@ -144,9 +147,9 @@ class Timers:
 
 
 def timers(state: MatchState) -> Timers:
-    live = state.is_live
+    live = state.is_live and state.suspended_ms is None
     return Timers(
         flag_ms=state.clock.deadline_ms() if live else None,
         grace_ms=state.start_deadline_ms if live else None,
-        join_ms=state.join_deadline_ms if state.status is MatchStatus.WAITING else None,
+        join_ms=state.join_deadline_ms if live and state.status is MatchStatus.WAITING else None,
     )

@@ -29,6 +29,12 @@ async def locate(
         if not relaying or rejection.code is not ErrorCode.NOT_FOUND:
             raise
         owner = await service.store.owner_of(match_id)
-        if owner is None or owner == service.store.server_id:
+        if owner is None:
             raise
+        if owner == service.store.server_id:  # handed over by a peer, not resumed yet
+            raise Rejection(
+                ErrorCode.SERVER_BUSY,
+                f"match {match_id!r} is being taken over by this server; try again",
+                retry_after_s=1,
+            ) from None
         return Elsewhere(owner)

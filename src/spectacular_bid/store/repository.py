@@ -40,6 +40,7 @@ from spectacular_bid.store import accounts
 from spectacular_bid.store.chat import chat_record, chat_row
 from spectacular_bid.store.checkpoint import DEFAULT_WAL, WalCheckpointer, WalPolicy
 from spectacular_bid.store.engine import create_engine
+from spectacular_bid.store.handover import HandoverQueries
 from spectacular_bid.store.leases import LIVE, Lease, owner_of
 from spectacular_bid.store.migrate import head_revision
 from spectacular_bid.store.models import (
@@ -73,7 +74,7 @@ READY_TIMEOUT_S: Final = 2.0
 gives up soon after, and a database that slow is not one to send players to."""
 
 
-class SqlStore:
+class SqlStore(HandoverQueries):
     """A :class:`~spectacular_bid.service.ports.MatchStore` backed by a SQL database."""
 
     def __init__(

@@ -116,6 +116,7 @@ def create_app(
     app.state.rooms = rooms
     app.state.remote_rooms = relaying.remote if relaying is not None else None
     app.state.shared_lobby = relaying.lobby if relaying is not None else None
+    app.state.hand_over = relaying.departure.leave if relaying is not None else None
     app.state.collector = collector
     app.state.http_limits = HttpLimits(settings)
     app.state.socket_caps = SocketCaps(settings.sockets_per_address, settings.sockets_per_guest)

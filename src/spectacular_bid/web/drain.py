@@ -11,13 +11,17 @@ signal cuts the drain short. A container runtime must wait longer than ``drain_s
 kills the process (``compose.yaml``'s ``stop_grace_period``).
 
 With ``drain_s`` 0 (the default) a signal stops the server at once, as before.
+
+With peers (several servers on one database relaying through Redis) the first signal hands
+the live matches to a live peer instead (``web/departure.py``, issue 13 item 4) and then stops
+at once; only when no peer is alive does the server drain as above.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import FrameType
 from typing import Final
 
@@ -29,6 +33,9 @@ log = logging.getLogger(__name__)
 
 POLL_S: Final = 0.5
 """How often the drain looks whether the last match has ended."""
+
+HandOver = Callable[[], Awaitable[bool]]
+"""Hands the live matches to a peer; whether one took them (``Departure.leave``)."""
 
 
 async def drain(
@@ -61,17 +68,24 @@ class DrainingServer(uvicorn.Server):
     at uvicorn's next tick (every 0.1 s), in the loop.
     """
 
-    def __init__(self, config: uvicorn.Config, service: MatchService, drain_s: float) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        service: MatchService,
+        drain_s: float,
+        hand_over: HandOver | None = None,
+    ) -> None:
         super().__init__(config)
         self._service = service
         self.drain_s = drain_s
         """How long the first signal's drain may last; 0: no drain."""
+        self._hand_over = hand_over
         self._signal: int | None = None
         self._cut_short = False
         self._draining: asyncio.Task[None] | None = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.drain_s <= 0 or self._signal is not None:
+        if (self.drain_s <= 0 and self._hand_over is None) or self._signal is not None:
             self._cut_short = True  # a second signal: stop now
             super().handle_exit(sig, frame)
             return
@@ -85,7 +99,8 @@ class DrainingServer(uvicorn.Server):
 
     async def _drain_then_exit(self) -> None:
         try:
-            await drain(self._service, self.drain_s, lambda: self._cut_short)
+            if self._hand_over is None or not await self._hand_over():
+                await drain(self._service, self.drain_s, lambda: self._cut_short)
         finally:
             if not self.should_exit:
                 assert self._signal is not None

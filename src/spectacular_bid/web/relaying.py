@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from spectacular_bid.service.bus import Bus
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.departure import Departure
 from spectacular_bid.web.relay import Relay
 from spectacular_bid.web.relay_owner import OwnerSide
 from spectacular_bid.web.remote_room import RemoteRooms
@@ -25,6 +26,8 @@ class Relaying:
     owner: OwnerSide
     remote: RemoteRooms
     lobby: SharedLobby
+    departure: Departure
+    scan_ms: int
     name: str = "redis"
     """As ``/readyz`` names it among the optional dependencies (issue 13 item 7)."""
 
@@ -41,7 +44,11 @@ class Relaying:
         remote = RemoteRooms(relay, rooms.settings, relayed)
         service.failover.on_ended.append(remote.ended_here)
         lobby = SharedLobby(bus, server_id, service, rooms)
-        return cls(bus, relay, OwnerSide(relay, service, rooms), remote, lobby)
+        departure = Departure(service, relay, rooms)
+        departure.handover.ended.append(remote.ended_here)
+        owner = OwnerSide(relay, service, rooms)
+        scan_ms = service.settings.orphan_scan_ms
+        return cls(bus, relay, owner, remote, lobby, departure, scan_ms)
 
     async def start(self) -> None:
         await self.bus.start()
@@ -49,8 +56,10 @@ class Relaying:
         self.owner.start()
         self.remote.start()
         self.lobby.start()
+        self.departure.handover.start(self.scan_ms)
 
     async def stop(self) -> None:
+        await self.departure.handover.stop()
         await self.lobby.close()
         await self.remote.close()
         await self.owner.close()

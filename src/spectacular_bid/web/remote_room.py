@@ -156,7 +156,7 @@ class RemoteRoom:
                 if message["ch"] in sock.channels:
                     sub.offer(str(message["text"]))
         elif kind == "x":
-            self.close_all()
+            self.close_all(restart=bool(message.get("r")))
 
     def _give(self, sock: RemoteSocket, message: dict[str, Any]) -> None:
         if sock.version is None or sock.sub is None:
@@ -203,10 +203,14 @@ class RemoteRoom:
         for sock in self.sockets.values():
             self.resync(sock)
 
-    def close_all(self) -> None:
-        """The match left its owner's memory, or the owner is gone: the clients reconnect."""
+    def close_all(self, *, restart: bool = False) -> None:
+        """The match left its owner's memory, or the owner is gone, or (``restart``) it moved
+        to another owner: the clients reconnect."""
         for sub in list(self.sockets):
-            sub.close()
+            if restart:
+                sub.restart()
+            else:
+                sub.close()
 
     async def hold(self) -> None:
         """Renew the sockets' attachments. An owner that does not answer twice in a row while

@@ -90,6 +90,9 @@ class Subscriber:
         self.limit = limit
         self.queue: Mailbox[str | None] = Mailbox()
         self.dropped = False
+        self.restarting = False
+        """Closed because the match moved to another server process (issue 13 item 4): the
+        socket closes with 1012, not 1013."""
 
     @property
     def player_id(self) -> str | None:
@@ -109,6 +112,12 @@ class Subscriber:
         if not self.dropped:
             self.dropped = True
             self.queue.put_nowait(None)
+
+    def restart(self) -> None:
+        """The match moved to another server process: reconnect there (issue 13 item 4)."""
+        if not self.dropped:
+            self.restarting = True
+        self.close()
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,6 +73,8 @@ that keeps flooding: do not retry as is."""
 CLOSE_TRY_AGAIN: Final = 1013
 """Dropped for falling behind, or the server is stopping: reconnect with ``?since=``."""
 CLOSE_INTERNAL: Final = 1011
+CLOSE_RESTART: Final = 1012
+"""The match moved to another server process (a deploy, issue 13 item 4): reconnect."""
 
 Close = tuple[int, str]
 
@@ -315,6 +317,8 @@ class MatchSocket:
         while True:
             text = await queue.get()
             if text is None:
+                if self.subscriber.restarting:
+                    return (CLOSE_RESTART, "the match moved: reconnect with ?since=")
                 return (CLOSE_TRY_AGAIN, "dropped: reconnect with ?since=<last version>")
             try:
                 await self.websocket.send_text(text)
