@@ -48,8 +48,9 @@ Duty = Literal["start", "decide"]
 
 def duty(state: MatchState, seat: Seat) -> Duty | None:
     """What ``seat`` owes now, from the public part of the state only (whose turn, which
-    phase, who pressed): Start between rounds (D3), a decision on its turn, or nothing."""
-    if state.status is not MatchStatus.ACTIVE:
+    phase, who pressed): Start between rounds (D3), a decision on its turn, or nothing; nothing
+    either while the match stands for a hand-over to another server (issue 13 item 4)."""
+    if state.status is not MatchStatus.ACTIVE or state.suspended_ms is not None:
         return None
     match = state.match
     if match.phase is Phase.AWAITING_DEAL:

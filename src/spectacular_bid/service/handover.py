@@ -156,7 +156,8 @@ class Handover:
         if not isinstance(outcome, Transition) or outcome.entry is None:
             raise RecordMismatchError.of("match", "hand-over", "a hand-over version", "none")
         await self._store.append([event_record(header.id, outcome.entry, wall_ms)])
-        self._service.run_handed_over(header.id, outcome.state, outcome.entry, header)
+        actor = self._service.run_handed_over(header.id, outcome.state, outcome.entry, header)
+        self._service.bots.resume(actor, (*rebuilt.log, outcome.entry))  # its computer, if any
         log.info("match %s: resumed here after a %d ms hand-over", header.id, paused_ms)
         return True
 

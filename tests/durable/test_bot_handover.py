@@ -1,0 +1,80 @@
+"""A match against the computer survives a deploy (issue 13 item 4 with issue 14): SIGTERM of
+the server it runs on hands it to a live peer, whose own computer takes the seat, caught up on
+every version, and plays it to its end."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import httpx
+from websockets.asyncio.client import connect
+
+from spectacular_bid.service.record_document import parse_document
+from spectacular_bid.service.replay import verify
+
+from .conftest import Target
+from .live import Seat, bearer, guest
+from .test_relay import redis_url as redis_url
+from .test_relay import servers
+
+BOT_FLAGS = ("--bot-delay-ms", "0", "--bot-budget-scale", "0.05")
+
+
+async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "not there in time"
+        await asyncio.sleep(0.01)
+
+
+async def test_a_bot_match_is_handed_over_and_played_to_its_end(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    async with AsyncExitStack() as stack:
+        a, b = await servers(stack, target, tmp_path, redis_url, 2, *BOT_FLAGS)
+        async with httpx.AsyncClient(base_url=a.url, timeout=10) as on_a:
+            ann = await guest(on_a, "Ann")
+            made = await on_a.post(
+                "/api/matches", json={"mode": "bot", "level": 3}, headers=bearer(ann)
+            )
+            assert made.status_code == 201, made.text
+        match_id = made.json()["id"]
+        before = Seat(await connect(a.ws_url(match_id, ann), compression=None), random.Random(1))
+        reading = asyncio.create_task(before.read(before.on_frame))
+        await until(lambda: before.version >= 10)
+
+        a.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(before.ws.wait_closed(), 10)
+        assert before.ws.close_code == 1012
+        assert await asyncio.to_thread(a.process.wait, 20) == -signal.SIGTERM
+        await reading
+
+        since = str(before.version)
+        after = Seat(
+            await connect(b.ws_url(match_id, ann, since=since), compression=None),
+            random.Random(2),
+        )
+        playing = asyncio.create_task(after.read(after.on_frame))
+        try:
+            await until(lambda: after.match is not None and after.match["status"] == "finished")
+        finally:
+            await after.ws.close()
+            await playing
+        assert after.match["bot_level"] == 3
+        assert after.match["result"]["reason"] == "zero_balance"
+        async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+            record = (await on_b.get(f"/api/matches/{match_id}/record")).json()
+    commands = [v["command"]["type"] for v in record["versions"]]
+    assert "hand_over" in commands
+    assert "resume" in commands
+    resumed_at = commands.index("resume")
+    later = record["versions"][resumed_at + 1 :]
+    assert any(v["seat"] == "second" for v in later)  # the peer's computer played on
+    assert verify(parse_document(record)).versions == len(record["versions"])
+    assert "was refused" not in b.log()
+    assert "Traceback" not in a.log() + b.log()
