@@ -178,9 +178,17 @@ class MatchService:
             await self.bots.admit(level)
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
+        actor = self._actor(match_id, new_match(mode, creator, settings, self.now_ms()))
+        await actor.open()
+        if level is not None:
+            await self.bots.seat(actor, level)
+        return actor
+
+    def _actor(self, match_id: str, state: MatchState) -> MatchActor:
+        """The live shell of ``state`` on this server, kept among its actors (not started)."""
         actor = MatchActor(
             match_id,
-            new_match(mode, creator, settings, self.now_ms()),
+            state,
             self.store,
             self._deck_source_for(match_id),
             self.now_ms,
@@ -190,9 +198,6 @@ class MatchService:
             self.telemetry,
         )
         self._actors[match_id] = actor
-        await actor.open()
-        if level is not None:
-            await self.bots.seat(actor, level)
         return actor
 
     def _admit_challenge(self, creator: Player) -> None:
@@ -423,19 +428,8 @@ class MatchService:
         self, match_id: str, state: MatchState, resumed: Entry, header: MatchRecord
     ) -> MatchActor:
         """Run a match a peer handed over, its resuming version stored."""
-        actor = MatchActor(
-            match_id,
-            state,
-            self.store,
-            self._deck_source_for(match_id),
-            self.now_ms,
-            self.wall_ms,
-            self.lag.is_healthy,
-            self._on_actor_change,
-            self.telemetry,
-        )
+        actor = self._actor(match_id, state)
         actor.created_wall_ms = header.created_at_ms
-        self._actors[match_id] = actor
         actor.resume(resumed)
         return actor
 
