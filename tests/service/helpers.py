@@ -39,7 +39,8 @@ from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import MatchState
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
-from spectacular_bid.web.room import Room, Rooms, RoomSettings, Subscriber
+from spectacular_bid.web.room import Room, Rooms, RoomSettings
+from spectacular_bid.web.subscriber import Subscriber
 
 FIRST, SECOND = Seat.FIRST, Seat.SECOND
 ANN = Player("player-ann", "Ann")

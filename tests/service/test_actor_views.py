@@ -14,7 +14,7 @@ from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.fairness import verify_commitment
 from spectacular_bid.service.ports import JSON
-from spectacular_bid.web.room import Subscriber
+from spectacular_bid.web.subscriber import Subscriber
 
 from .helpers import (
     ANN,

@@ -17,8 +17,9 @@ from spectacular_bid.service.state import MatchState
 from spectacular_bid.web import collector as collector_module
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.collector import NEVER, Collector
-from spectacular_bid.web.room import Room, Subscriber
+from spectacular_bid.web.room import Room
 from spectacular_bid.web.settings import WebSettings
+from spectacular_bid.web.subscriber import Subscriber
 from spectacular_bid.web.ws import MatchSocket
 
 from .asgi_socket import AsgiSocket

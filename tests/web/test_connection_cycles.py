@@ -31,8 +31,8 @@ from websockets.server import ServerProtocol
 from spectacular_bid.cli.serve import connection_options
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.web.app import create_app, served
-from spectacular_bid.web.room import Subscriber
 from spectacular_bid.web.settings import WebSettings
+from spectacular_bid.web.subscriber import Subscriber
 from spectacular_bid.web.ws import MatchSocket
 
 from .guests import guest, joined_match

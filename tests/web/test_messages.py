@@ -49,7 +49,8 @@ from spectacular_bid.web.messages import (
     pong_text,
     schema_text,
 )
-from spectacular_bid.web.room import Rooms, RoomSettings, Subscriber
+from spectacular_bid.web.room import Rooms, RoomSettings
+from spectacular_bid.web.subscriber import Subscriber
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SERVICE_EVENTS = {"seat_taken", "ready", "revealed", "deck_committed", "deck_revealed"}

@@ -37,6 +37,7 @@ SERVE_FLAGS = (
     ("database_url", str, "a database URL, e.g. postgresql://user@host/db (or $DATABASE_URL)"),
     ("redis_url", str, "the Redis that several servers relay through (or $REDIS_URL)"),
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
+    ("idle_ttl_ms", int, "...or this long once nobody has it open, if sooner, ms"),
     ("lease_ms", int, "a peer on the database ends this server's matches if silent this long"),
     ("max_live_matches", str, "refuse new matches past this many live matches (auto: measured)"),
     ("busy_lag_ms", int, "refuse new matches while the loop lags more, ms (mean over 1 s)"),

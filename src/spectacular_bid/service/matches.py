@@ -5,7 +5,8 @@ storage port, so everything timing-related can be replaced in tests.
 
 Live matches are actors in memory. At start-up every match the previous process left unfinished
 is ended as a timing failure (D5, :mod:`~spectacular_bid.service.recovery`). A finished actor
-stays in memory for ``finished_ttl_ms`` after it ended, then is closed; from then on
+stays in memory for ``finished_ttl_ms`` after it ended, or less once nobody has it open
+(:mod:`~spectacular_bid.service.residency`), then is closed; from then on
 :meth:`MatchService.find` re-runs it from the store through the match machine
 (:func:`~spectacular_bid.service.replay.rebuild`), as it does for every ended match that
 is not in memory. Ended matches' records and lists come from the store too.
@@ -14,8 +15,6 @@ is not in memory. Ended matches' records and lists come from the store too.
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
@@ -28,7 +27,7 @@ from spectacular_bid.service.bot_matches import BotMatches
 from spectacular_bid.service.chat import ChatLine, Chats, Phrase
 from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
-from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.ended_matches import EndedMatches
 from spectacular_bid.service.failover import Failover
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
@@ -51,18 +50,15 @@ from spectacular_bid.service.records import new_match_id, read_document, records
 from spectacular_bid.service.recovery import abort_orphans
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.rematches import Rematches
-from spectacular_bid.service.replay import Rebuilt, Verified, rebuild, verify
+from spectacular_bid.service.replay import Rebuilt, Verified, verify
+from spectacular_bid.service.residency import IDLE_TTL_MS, Residency
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, new_match
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
 
-log = logging.getLogger(__name__)
-
 FINISHED_TTL_MS: Final = 300_000
 """How long a finished actor stays in memory after its match ended (its sockets stay open)."""
-FINISHED_CACHE: Final = 256
-"""How many ended matches rebuilt from the store are kept, least recently read dropped first."""
 
 
 class MatchService:
@@ -75,22 +71,20 @@ class MatchService:
         wall_ms: MsSource = wall_ms,
         deck_source_for: Callable[[str], DeckSource] | None = None,
         finished_ttl_ms: int = FINISHED_TTL_MS,
+        idle_ttl_ms: int = IDLE_TTL_MS,
         cpu_ms: MsSource = cpu_ms,
         telemetry: Telemetry = NO_TELEMETRY,
     ) -> None:
-        if finished_ttl_ms < 0:
-            raise ValueError(f"finished_ttl_ms must be >= 0, got {finished_ttl_ms!r}")
         self.settings = settings or ServiceSettings()
         self.store = store
         self.guests = Guests(store)
         self.now_ms = now_ms
         self.wall_ms = wall_ms
-        self.finished_ttl_ms = finished_ttl_ms
         self.telemetry = telemetry
         self._actors: dict[str, MatchActor] = {}
-        self._evictions: dict[str, asyncio.TimerHandle] = {}
+        self.residency = Residency(finished_ttl_ms, idle_ttl_ms, self._evict)
         self._closing: set[asyncio.Task[None]] = set()
-        self._ended: OrderedDict[str, Rebuilt] = OrderedDict()
+        self.ended = EndedMatches(store)
         self.rematches = Rematches(now_ms)
         self.bots = BotMatches(store, self.settings.bots, now_ms, wall_ms)
         self.chat = Chats(store, now_ms, wall_ms)
@@ -130,9 +124,7 @@ class MatchService:
     async def stop(self) -> None:
         await self.failover.stop()
         await self.lag.stop()
-        for handle in self._evictions.values():
-            handle.cancel()
-        self._evictions.clear()
+        self.residency.cancel()
         await self.bots.stop()
         for actor in list(self._actors.values()):
             await actor.close()
@@ -226,19 +218,23 @@ class MatchService:
         )
 
     def _on_actor_change(self, actor: MatchActor) -> None:
-        if not actor.is_live and actor.id not in self._evictions:
-            self._evict_later(actor.id)
+        if not actor.is_live:
+            self.residency.ended(actor.id)
 
-    def _evict_later(self, match_id: str) -> None:
-        loop = asyncio.get_running_loop()
-        self._evictions[match_id] = loop.call_later(
-            self.finished_ttl_ms / 1000, self._evict, match_id
-        )
+    def unwatched(self, match_id: str) -> None:
+        """Nobody has the match open any more: if it has ended, it leaves memory soon."""
+        actor = self._actors.get(match_id)
+        if actor is not None and not actor.is_live:
+            self.residency.ended(match_id)
+            self.residency.unwatched(match_id)
+
+    def watched(self, match_id: str) -> None:
+        """A socket opened the match again: if it has ended, it stays its full time."""
+        self.residency.watched(match_id)
 
     def _evict(self, match_id: str) -> None:
         """Close a finished actor: its sockets are told to reconnect, and find() then serves
         the match from the store."""
-        self._evictions.pop(match_id, None)
         actor = self._actors.pop(match_id, None)
         if actor is None:
             return
@@ -267,44 +263,7 @@ class MatchService:
         actor = self._actors.get(match_id)
         if actor is not None:
             return actor
-        cached = self._ended.get(match_id)
-        if cached is not None:
-            self._ended.move_to_end(match_id)
-            return cached
-        header = await self.store.match(match_id)
-        if header is None:
-            raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
-        if header.status not in ENDED:  # live on a peer: its sockets are there (issue 13)
-            raise Rejection(
-                ErrorCode.NOT_FOUND, f"match {match_id!r} is played on another server process"
-            )
-        events = await self.store.events(match_id)
-        seats = await self._seated(header)
-        settings = header.settings if isinstance(header.settings, dict) else {}
-        try:
-            rebuilt = rebuild(header.id, header.mode, settings, seats, events)
-        except RecordMismatchError as exc:
-            log.error("match %s: its record does not replay: %s", match_id, exc)
-            raise Rejection(
-                ErrorCode.NOT_FOUND, f"the record of match {match_id!r} cannot be replayed"
-            ) from None
-        self._ended[match_id] = rebuilt
-        while len(self._ended) > FINISHED_CACHE:
-            self._ended.popitem(last=False)
-        return rebuilt
-
-    async def _seated(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
-        ids = [p for p in (header.first_player, header.second_player) if p is not None]
-        found = await self.store.players(ids)
-
-        def player(player_id: str | None, account: bool) -> Player | None:
-            record = found.get(player_id) if player_id is not None else None
-            return Player(record.id, record.name, account) if record is not None else None
-
-        return (
-            player(header.first_player, header.first_account),
-            player(header.second_player, header.second_account),
-        )
+        return await self.ended.read(match_id)
 
     async def join(self, match_id: str, player: Player) -> Seat:
         """Take the match's free seat, or get one's own seat back.
@@ -422,7 +381,7 @@ class MatchService:
         return match_id in self._actors
 
     async def players_of(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
-        return await self._seated(header)
+        return await self.ended.seated(header)
 
     def run_handed_over(
         self, match_id: str, state: MatchState, resumed: Entry, header: MatchRecord

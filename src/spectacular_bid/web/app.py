@@ -78,10 +78,17 @@ def create_app(
     if store is None:
         store = database = _sql_store(settings, metrics)
     service_settings = settings.service_settings()
-    ttl_ms = settings.finished_ttl_ms
-    service = MatchService(store, service_settings, finished_ttl_ms=ttl_ms, telemetry=metrics)
+    service = MatchService(
+        store,
+        service_settings,
+        finished_ttl_ms=settings.finished_ttl_ms,
+        idle_ttl_ms=settings.idle_ttl_ms,
+        telemetry=metrics,
+    )
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
+    rooms.on_unwatched = service.unwatched
+    rooms.on_watched = service.watched
     collector = Collector(service.any_clock_running) if manage_collector else None
     relaying = _relaying(settings, database, service, rooms, metrics)
 

@@ -33,7 +33,8 @@ from spectacular_bid.service.timesource import wall_ms
 from spectacular_bid.web.frames import VersionFrames, events_text, update_message
 from spectacular_bid.web.messages import ClientCommand
 from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, dumps, player_json
-from spectacular_bid.web.room import RoomSettings, Subscriber
+from spectacular_bid.web.room import RoomSettings
+from spectacular_bid.web.subscriber import Subscriber
 
 log = logging.getLogger(__name__)
 

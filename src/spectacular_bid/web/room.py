@@ -28,7 +28,6 @@ from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.chat import ChatLine, shown_channels
 from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.history import History
-from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
@@ -47,6 +46,7 @@ from spectacular_bid.web.frames import (
     version_frames,
 )
 from spectacular_bid.web.move_log import MoveLog
+from spectacular_bid.web.subscriber import Subscriber
 
 CROWD_PRESENCE_MS: Final = 5_000
 """How long a change in a crowd's number alone waits before it is sent."""
@@ -79,45 +79,6 @@ class RoomFeed(Protocol):
     def chat(self, line: ChatLine, text: str) -> None: ...
 
     def closed(self) -> None: ...
-
-
-class Subscriber:
-    """One socket's outgoing queue: ``None`` in it tells the socket's sender to stop."""
-
-    def __init__(self, audience: Audience, player: Player | None, limit: int) -> None:
-        self.audience = audience
-        self.player = player
-        self.limit = limit
-        self.queue: Mailbox[str | None] = Mailbox()
-        self.dropped = False
-        self.restarting = False
-        """Closed because the match moved to another server process (issue 13 item 4): the
-        socket closes with 1012, not 1013."""
-
-    @property
-    def player_id(self) -> str | None:
-        return self.player.id if self.player is not None else None
-
-    def offer(self, message: str) -> None:
-        if self.dropped:
-            return
-        if self.queue.qsize() >= self.limit:
-            self.dropped = True
-            self.queue.put_nowait(None)
-            return
-        self.queue.put_nowait(message)
-
-    def close(self) -> None:
-        """The match is gone or the server shuts down."""
-        if not self.dropped:
-            self.dropped = True
-            self.queue.put_nowait(None)
-
-    def restart(self) -> None:
-        """The match moved to another server process: reconnect there (issue 13 item 4)."""
-        if not self.dropped:
-            self.restarting = True
-        self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +137,8 @@ class Room:
             sub.offer(message)
         if self.feed is not None:
             self.feed.version(state, frames)
+        if not state.is_live and not self._watched():
+            self._rooms.unwatched(self.actor.id)
 
     def closed(self) -> None:
         if self._flush is not None:
@@ -203,6 +166,7 @@ class Room:
         state = self.actor.state
         audience = audience_for(state, player, audience)
         sub = Subscriber(audience, player, self._settings.queue_limit)
+        self._watch()
         self.subscribers[sub] = None
         self._count(sub, 1)
         sub.offer(self.first_text(audience, since))
@@ -215,6 +179,7 @@ class Room:
         if self.subscribers.pop(sub, False) is None:
             self._count(sub, -1)
             self._presence_changed()
+            self._unwatch()
 
     def attach_remote(self, key: str, player: Player | None, audience: Audience | None) -> Audience:
         """A socket of another server process (issue 13 item 2), counted in the presence like
@@ -226,6 +191,7 @@ class Room:
         if old is not None:  # the same socket again (a resync): counted once
             self._count(old, -1)
         sub = Subscriber(shown, player, 0)
+        self._watch()
         self.remote[key] = sub
         self._count(sub, 1)
         self._presence_changed()
@@ -236,6 +202,20 @@ class Room:
         if sub is not None:
             self._count(sub, -1)
             self._presence_changed()
+            self._unwatch()
+
+    def _watched(self) -> bool:
+        return bool(self.subscribers or self.remote)
+
+    def _watch(self) -> None:
+        """An ended match opened by a first socket again keeps its full time in memory."""
+        if not self._watched() and not self.actor.is_live:
+            self._rooms.watched(self.actor.id)
+
+    def _unwatch(self) -> None:
+        """An ended match whose last socket closed may leave memory soon (service.residency)."""
+        if not self._watched() and not self.actor.is_live and self.is_open:
+            self._rooms.unwatched(self.actor.id)
 
     def first_text(self, audience: Audience, since: int | None) -> str:
         """What a socket attaching with ``since`` is sent first: the missed events with the
@@ -354,6 +334,10 @@ class Rooms:
         """Called when a seated player's last socket of a match closes (a rematch offer
         lapses, issue 11 item 4) while the match is in memory: when it leaves memory, its
         sockets close for that reason, and an offer stands on for the archive."""
+        self.on_unwatched: Callable[[str], None] | None = None
+        """Called when an ended match's last socket closes (issue 10): it may leave memory."""
+        self.on_watched: Callable[[str], None] | None = None
+        """Called when a socket opens an ended match that had none: it stays its full time."""
 
     def get(self, match_id: str) -> Room | None:
         return self._rooms.get(match_id)
@@ -367,6 +351,14 @@ class Rooms:
     def with_feeds(self) -> list[Room]:
         """The rooms watched from other server processes (issue 13 item 2)."""
         return [room for room in self._rooms.values() if room.feed is not None]
+
+    def unwatched(self, match_id: str) -> None:
+        if self.on_unwatched is not None:
+            self.on_unwatched(match_id)
+
+    def watched(self, match_id: str) -> None:
+        if self.on_watched is not None:
+            self.on_watched(match_id)
 
     def forget(self, room: Room) -> None:
         if self._rooms.get(room.actor.id) is room:

@@ -18,6 +18,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.residency import IDLE_TTL_MS
 from spectacular_bid.service.settings import LEASE_MS, BotSettings, Capacity, ServiceSettings
 from spectacular_bid.web.room import RoomSettings
 
@@ -134,6 +135,8 @@ class WebSettings(BaseSettings):
     unless it is there already."""
     finished_ttl_ms: int = Field(default=300_000, ge=0)
     """How long a finished match stays in memory; afterwards it is read from the database."""
+    idle_ttl_ms: int = Field(default=IDLE_TTL_MS, ge=0)
+    """...or this long after its last socket closed, if that is sooner (issue 10)."""
     lease_ms: int = Field(default=LEASE_MS, ge=500)
     """How long this server's lease on its matches outlives its last commit: a peer on the same
     database ends the matches of a server silent this long (issue 13 item 3)."""

@@ -58,9 +58,10 @@ from spectacular_bid.web.messages import (
 )
 from spectacular_bid.web.origin import is_allowed_origin
 from spectacular_bid.web.remote_room import RemoteRoom
-from spectacular_bid.web.room import Room, Rooms, Subscriber, audience_for
+from spectacular_bid.web.room import Room, Rooms, audience_for
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
+from spectacular_bid.web.subscriber import Subscriber
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,72 @@
+"""Ended matches read back from the store, re-run through the match machine (D5: a player who
+comes back to a match no longer in memory sees how it ended).
+
+A re-run replays the whole record, so the most recently read are kept: a finished match's
+players and spectators arriving together cost one replay, not one each.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import Final
+
+from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.ports import MatchRecord, MatchStore, Player
+from spectacular_bid.service.record_document import ENDED
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.replay import Rebuilt, rebuild
+
+log = logging.getLogger(__name__)
+
+FINISHED_CACHE: Final = 256
+"""How many ended matches rebuilt from the store are kept, least recently read dropped first."""
+
+
+class EndedMatches:
+    def __init__(self, store: MatchStore) -> None:
+        self._store = store
+        self._kept: OrderedDict[str, Rebuilt] = OrderedDict()
+
+    async def read(self, match_id: str) -> Rebuilt:
+        """The ended match re-run from its record; ``not_found`` for an unknown one, one live
+        on a peer (its sockets are there, issue 13) or one whose record does not replay."""
+        cached = self._kept.get(match_id)
+        if cached is not None:
+            self._kept.move_to_end(match_id)
+            return cached
+        header = await self._store.match(match_id)
+        if header is None:
+            raise Rejection(ErrorCode.NOT_FOUND, f"no match {match_id!r}")
+        if header.status not in ENDED:
+            raise Rejection(
+                ErrorCode.NOT_FOUND, f"match {match_id!r} is played on another server process"
+            )
+        events = await self._store.events(match_id)
+        seats = await self.seated(header)
+        settings = header.settings if isinstance(header.settings, dict) else {}
+        try:
+            rebuilt = rebuild(header.id, header.mode, settings, seats, events)
+        except RecordMismatchError as exc:
+            log.error("match %s: its record does not replay: %s", match_id, exc)
+            raise Rejection(
+                ErrorCode.NOT_FOUND, f"the record of match {match_id!r} cannot be replayed"
+            ) from None
+        self._kept[match_id] = rebuilt
+        while len(self._kept) > FINISHED_CACHE:
+            self._kept.popitem(last=False)
+        return rebuilt
+
+    async def seated(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
+        """The match's players as the store has them now."""
+        ids = [p for p in (header.first_player, header.second_player) if p is not None]
+        found = await self._store.players(ids)
+
+        def player(player_id: str | None, account: bool) -> Player | None:
+            record = found.get(player_id) if player_id is not None else None
+            return Player(record.id, record.name, account) if record is not None else None
+
+        return (
+            player(header.first_player, header.first_account),
+            player(header.second_player, header.second_account),
+        )
