@@ -105,4 +105,5 @@ async def test_a_match_that_ends_after_its_last_socket_closed_leaves_memory_afte
     await asyncio.sleep(0.3 + WAIT_S)  # the join timeout ends it, then the grace runs out
     assert not service.holds(match_id)
     ended = await service.find(match_id)
-    assert isinstance(ended, Rebuilt) and ended.state.status.value == "aborted"
+    assert isinstance(ended, Rebuilt)
+    assert ended.state.status.value == "aborted"
