@@ -7,17 +7,11 @@ import pytest
 from fastapi import FastAPI
 
 from spectacular_bid.service.commands import Start
-from spectacular_bid.service.matches import MatchService
 from spectacular_bid.web.messages import ServerState
 from spectacular_bid.web.snapshot import MatchSnapshot
 
 from .guests import bearer, error_of, guest, joined_match, new_match
-
-
-def service_of(app: FastAPI) -> MatchService:
-    service = app.state.service
-    assert isinstance(service, MatchService)
-    return service
+from .served import service_of
 
 
 @pytest.mark.parametrize("mode", ["invite", "open", "shared"])

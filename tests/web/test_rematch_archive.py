@@ -13,7 +13,6 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.rematches import OFFER_MS, Rematches
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.app import create_app
@@ -21,6 +20,7 @@ from spectacular_bid.web.settings import WebSettings
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, guest, joined_match
+from .served import service_of
 
 TTL_MS = 300
 """How long an ended match stays in memory in these tests."""
@@ -31,12 +31,6 @@ async def app(settings: WebSettings) -> AsyncIterator[FastAPI]:
     app = create_app(settings.model_copy(update={"finished_ttl_ms": TTL_MS}))
     async with app.router.lifespan_context(app):
         yield app
-
-
-def service_of(app: FastAPI) -> MatchService:
-    service = app.state.service
-    assert isinstance(service, MatchService)
-    return service
 
 
 async def resigned(app: FastAPI, client: httpx.AsyncClient, ann: str, bo: str) -> str:

@@ -12,13 +12,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, guest, joined_match, new_match
+from .served import service_of
 
 IDLE_MS = 150
 """The grace of an ended match nobody has open, in these tests."""
@@ -33,25 +33,22 @@ async def app(settings: WebSettings) -> AsyncIterator[FastAPI]:
         yield app
 
 
-def service_of(app: FastAPI) -> MatchService:
-    service = app.state.service
-    assert isinstance(service, MatchService)
-    return service
-
-
-async def resign(ws: AsgiSocket) -> None:
-    state = await ws.receive_until("state")
-    await ws.send_json({"type": "resign", "version": state["version"], "id": "r"})
-    assert (await ws.receive_until("update"))["match"]["status"] == "finished"
+async def resigned(app: FastAPI, client: httpx.AsyncClient) -> tuple[str, str, str]:
+    """A match of Ann (first) and Bo (second) that Bo resigned and closed: its id and the
+    players' tokens."""
+    ann, bo = await guest(client, "Ann"), await guest(client, "Bo")
+    match_id = await joined_match(client, ann, bo)
+    async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": bo}) as ws:
+        state = await ws.receive_until("state")
+        await ws.send_json({"type": "resign", "version": state["version"], "id": "r"})
+        assert (await ws.receive_until("update"))["match"]["status"] == "finished"
+    return match_id, ann, bo
 
 
 async def test_an_ended_match_whose_last_socket_closed_leaves_memory_after_the_grace(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    ann, bo = await guest(client, "Ann"), await guest(client, "Bo")
-    match_id = await joined_match(client, ann, bo)
-    async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": bo}) as ws:
-        await resign(ws)
+    match_id, ann, _ = await resigned(app, client)
     service = service_of(app)
     assert service.holds(match_id)  # a reload right away finds the same match
     await asyncio.sleep(WAIT_S)
@@ -69,7 +66,9 @@ async def test_an_ended_match_someone_has_open_stays_in_memory(
     async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": ann}) as watching:
         await watching.receive_until("state")
         async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": bo}) as ws:
-            await resign(ws)
+            state = await ws.receive_until("state")
+            await ws.send_json({"type": "resign", "version": state["version"], "id": "r"})
+            await ws.receive_until("update")
         await asyncio.sleep(WAIT_S)
         assert service_of(app).holds(match_id)
     await asyncio.sleep(WAIT_S)
@@ -79,10 +78,7 @@ async def test_an_ended_match_someone_has_open_stays_in_memory(
 async def test_a_socket_opened_again_within_the_grace_gives_back_the_full_time(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    ann, bo = await guest(client, "Ann"), await guest(client, "Bo")
-    match_id = await joined_match(client, ann, bo)
-    async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": bo}) as ws:
-        await resign(ws)
+    match_id, _, bo = await resigned(app, client)
     async with AsgiSocket(app, f"/ws/matches/{match_id}", query={"token": bo}) as again:
         state = await again.receive_until("state")
         assert state["match"]["status"] == "finished"
