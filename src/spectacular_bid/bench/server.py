@@ -108,8 +108,7 @@ def _growth_percent(start_kb: int, end_kb: int) -> float | None:
 def _max_pause_ms(stats: Stats) -> int:
     """The server's longest loop stall within the measured window (issue 10)."""
     start_ms = stats.window_start.get("now_ms", 0)
-    pauses = stats.window_end.get("pauses", [])
-    return max((p["lag_ms"] for p in pauses if p["at_ms"] >= start_ms), default=0)
+    return max((lag_ms for at_ms, lag_ms in stats.pauses if at_ms >= start_ms), default=0)
 
 
 def _rss_per_socket_kb(stats: Stats) -> float | None:

@@ -34,6 +34,10 @@ _SETTLE_MAX_S = 30.0
 _FREEZE_EVERY_S = 10.0
 """During the warm-up this process collects and freezes its own objects this often, so that each
 of its collections walks seconds of objects, not the whole warm-up's."""
+_PAUSES_EVERY_S = 60.0
+"""A server lists only its latest 256 stalls of 20 ms or more (``service.admission``), a few
+minutes' worth at 2,000 matches: over a long window they are read this often, so that the
+longest stall is not lost among later ones (a one-hour run listed only its last ~15 minutes)."""
 _SETUP_S = 300
 """How long every match slot may take to connect before the window starts anyway."""
 
@@ -288,6 +292,15 @@ async def settle(driver: HealthSource) -> None:
         await asyncio.sleep(_SETTLE_S)
 
 
+async def _watch_pauses(driver: HealthSource, stats: Stats, seconds: float) -> None:
+    """Wait out the window, reading the servers' stalls every :data:`_PAUSES_EVERY_S`."""
+    end = time.perf_counter() + seconds
+    while end - time.perf_counter() > _PAUSES_EVERY_S:
+        await asyncio.sleep(_PAUSES_EVERY_S)
+        stats.note_pauses(await driver.health())
+    await asyncio.sleep(max(0.0, end - time.perf_counter()))
+
+
 def relay_buckets(exposition: str) -> list[tuple[float, float]]:
     """``(upper bound in s, cumulative count)`` of ``specbid_relay_seconds`` in a scrape."""
     found = []
@@ -360,11 +373,12 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     stats.window_start_rss_kb = sum(rss_kb(pid) for pid in server_pids)
     relayed_before = await driver.relay_counts()
     driver.window_open.set()
-    await asyncio.sleep(seconds)
+    await _watch_pauses(driver, stats, seconds)
     stats.measuring = False
     gc.enable()
     stats.server_cpu_s = sum(cpu_seconds(pid) for pid in server_pids) - cpu_before
     stats.window_end = await driver.health()
+    stats.note_pauses(stats.window_end)
     stats.window_end_rss_kb = sum(rss_kb(pid) for pid in server_pids)
     stats.relay_p99_ms = relay_p99_ms(relayed_before, await driver.relay_counts())
     for task in tasks + passive:

@@ -1,0 +1,45 @@
+"""The longest loop stall of a long window is not lost (issue 10, the one-hour run's
+``max_pause_ms``): a server lists only its latest stalls, so the load generator reads them all
+through the window, not once at its end."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from spectacular_bid.bench import server_driver
+from spectacular_bid.bench.server import _max_pause_ms
+from spectacular_bid.bench.server_players import Stats
+
+
+class Server:
+    """``/api/health`` answers listing only the latest ``kept`` stalls, one more per read: the
+    first one of the window the longest."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.now_ms = 1_000_000
+        self.stalls: list[dict[str, int]] = [{"at_ms": 999_000, "lag_ms": 500}]  # before
+
+    async def health(self) -> dict[str, Any]:
+        self.now_ms += 10
+        lag_ms = 150 if len(self.stalls) == 1 else 30
+        self.stalls.append({"at_ms": self.now_ms, "lag_ms": lag_ms})
+        return {"now_ms": self.now_ms, "pauses": self.stalls[-self.kept :]}
+
+
+def test_a_stall_early_in_a_long_window_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_driver, "_PAUSES_EVERY_S", 0.005)
+    server, stats = Server(kept=2), Stats()
+
+    async def window() -> None:
+        stats.window_start = {"now_ms": server.now_ms}
+        await server_driver._watch_pauses(server, stats, seconds=0.2)
+        stats.window_end = await server.health()
+        stats.note_pauses(stats.window_end)
+
+    asyncio.run(window())
+    assert len(server.stalls) > 5  # the first ones were no longer listed at the end
+    assert _max_pause_ms(stats) == 150  # not the 500 of before the window, nor the last 30s
