@@ -181,3 +181,37 @@ def test_bench_bots_plays_the_same_matches_in_worker_processes() -> None:
     assert (alone["jobs"], shared["jobs"]) == (1, 2)
     with pytest.raises(ValueError, match="jobs"):
         bench_bots_run(matches=1, levels=(1,), jobs=0)
+
+
+def test_bench_bots_journal_finishes_an_interrupted_table(tmp_path: Path) -> None:
+    """A journal keeps each finished match: run again, it plays only the matches it lacks, and
+    the table is the one an uninterrupted run gives. A line cut short by a crash is played again."""
+    journal = tmp_path / "bots.jsonl"
+    whole = bench_bots_run(matches=3, seed=4, levels=(1, 2))
+    first = bench_bots_run(matches=3, seed=4, levels=(1, 2), journal=journal)
+    assert first["resumed"] == 0
+    assert first["pairs"] == whole["pairs"]
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 9  # three pairs of three matches
+    # An interruption: two matches lost, one of them half-written.
+    journal.write_text("\n".join(lines[:7]) + "\n" + lines[7][:20], encoding="utf-8")
+    again = bench_bots_run(matches=3, seed=4, levels=(1, 2), journal=journal)
+    assert again["resumed"] == 7
+    assert again["pairs"] == whole["pairs"]
+    for level in ("1", "2"):
+        assert again["levels"][level]["decisions"] == first["levels"][level]["decisions"]
+    done = bench_bots_run(matches=3, seed=4, levels=(1, 2), journal=journal)
+    assert done["resumed"] == 9
+    assert done["pairs"] == whole["pairs"]
+    # Another seed shares no match with this journal.
+    other = bench_bots_run(matches=1, seed=5, levels=(1,), journal=journal)
+    assert other["resumed"] == 0
+
+
+def test_bench_bots_journal_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    journal = tmp_path / "table.jsonl"
+    argv = ["bench", "bots", "--matches", "1", "--levels", "1", "--seed", "2"]
+    assert main([*argv, "--journal", str(journal)]) == 0
+    assert json.loads(capsys.readouterr().out)["resumed"] == 0
+    assert main([*argv, "--journal", str(journal)]) == 0
+    assert json.loads(capsys.readouterr().out)["resumed"] == 1

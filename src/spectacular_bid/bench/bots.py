@@ -5,18 +5,24 @@ between matches, every round dealt from a fresh seeded shuffle. Each bot is give
 seat's view of every event (:func:`~spectacular_bid.rules.views.event_for`) and a budget in
 seconds, and its decisions are timed. With no clock in play (R7.7 needs a service) and no resign,
 every match ends with a winner (R1.5). Win rates come with a Wilson 95 % interval.
+
+The full table takes hours, so a run can keep a journal: one JSON line per finished match, written
+as it finishes. A run given the same journal replays nothing it already holds and plays only the
+rest, so a table interrupted (a session's end, a reboot) is finished later rather than restarted.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import multiprocessing
 import random
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import astuple, dataclass, field
+from pathlib import Path
 
 from spectacular_bid.bots import BUDGET_S, decide
 from spectacular_bid.rules.actions import Deal, Event
@@ -97,7 +103,10 @@ class Game:
     budget_scale: float
 
 
-def play_game(game: Game) -> tuple[bool, dict[int, list[float]]]:
+Outcome = tuple[bool, dict[int, list[float]]]
+
+
+def play_game(game: Game) -> Outcome:
     """Whether ``a`` won, and each level's decision times (in a worker of ``--jobs``)."""
     by_seat = BySeat(game.a, game.b) if game.a_seat is Seat.FIRST else BySeat(game.b, game.a)
     budgets = by_seat.map(lambda lv: BUDGET_S[lv] * game.budget_scale)
@@ -112,11 +121,13 @@ def run(
     levels: Sequence[int] = (1, 2, 3, 4, 5),
     budget_scale: float = 1.0,
     jobs: int = 1,
+    journal: Path | None = None,
 ) -> dict[str, object]:
     """Every pair of ``levels`` (and each against itself) over ``matches`` matches, ``jobs``
     at a time in worker processes; in each pair ``a`` is the higher level, so ``win_rate``
     reads as how often it beat ``b``. Budgets are wall time: give no more jobs than idle
-    cores, or every searching level plays weaker."""
+    cores, or every searching level plays weaker. With ``journal``, matches it already holds
+    are taken from it and each new one is appended as it finishes."""
     if matches < 1 or budget_scale <= 0 or jobs < 1:
         raise ValueError(
             f"need matches >= 1, budget_scale > 0 and jobs >= 1, got {matches!r}, "
@@ -133,15 +144,21 @@ def run(
         for a, b in pairs
         for n in range(matches)
     ]
-    if jobs == 1:
-        outcomes = [play_game(game) for game in games]
-    else:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(jobs, mp_context=context) as pool:
-            outcomes = list(pool.map(play_game, games))
+    done: dict[Game, Outcome] = {}
+    if journal is not None:
+        done = read_journal(journal)
+        _end_cut_line(journal)
+    outcomes = {game: done[game] for game in games if game in done}
+    resumed = len(outcomes)
+    pending = [game for game in games if game not in done]
+    for game, outcome in _play(pending, jobs):
+        outcomes[game] = outcome
+        if journal is not None:
+            _append(journal, game, outcome)
     timings = {lv: Timings() for lv in chosen}
     wins = dict.fromkeys(pairs, 0)
-    for game, (a_won, seconds) in zip(games, outcomes, strict=True):
+    for game in games:
+        a_won, seconds = outcomes[game]
         wins[game.a, game.b] += a_won
         for lv, taken in seconds.items():
             timings[lv].seconds.extend(taken)
@@ -150,10 +167,69 @@ def run(
         "seed": seed,
         "budget_scale": budget_scale,
         "jobs": jobs,
+        "resumed": resumed,
         "budget_s": {str(lv): BUDGET_S[lv] * budget_scale for lv in chosen},
         "pairs": [_pair(a, b, wins[a, b], matches) for a, b in pairs],
         "levels": {str(lv): timings[lv].report() for lv in chosen},
     }
+
+
+def _play(games: list[Game], jobs: int) -> Iterator[tuple[Game, Outcome]]:
+    """Each game with its outcome as it finishes (in order of finishing with ``jobs`` > 1)."""
+    if jobs == 1:
+        for game in games:
+            yield game, play_game(game)
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        futures = {pool.submit(play_game, game): game for game in games}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def read_journal(path: Path) -> dict[Game, Outcome]:
+    """The matches a journal holds. A missing file holds none; a line cut short by a crash while
+    it was written, or not of this form, is skipped (that match is played again)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return {}
+    done: dict[Game, Outcome] = {}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+            a, b, seat, seed, scale = entry["game"]
+            game = Game(int(a), int(b), Seat(seat), int(seed), float(scale))
+            seconds = {int(lv): [float(t) for t in ts] for lv, ts in entry["seconds"].items()}
+            done[game] = (bool(entry["a_won"]), seconds)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+    return done
+
+
+def _end_cut_line(path: Path) -> None:
+    """End a line a crash cut short, so the next match's line is not glued to it."""
+    try:
+        with path.open("rb") as journal:
+            journal.seek(0, 2)
+            if journal.tell() == 0:
+                return
+            journal.seek(-1, 2)
+            if journal.read(1) == b"\n":
+                return
+    except FileNotFoundError:
+        return
+    with path.open("a", encoding="utf-8") as out:
+        out.write("\n")
+
+
+def _append(path: Path, game: Game, outcome: Outcome) -> None:
+    a_won, seconds = outcome
+    fields = list(astuple(game))
+    fields[2] = game.a_seat.value
+    line = json.dumps({"game": fields, "a_won": a_won, "seconds": seconds})
+    with path.open("a", encoding="utf-8") as out:
+        out.write(line + "\n")
 
 
 def _pair(a: int, b: int, wins: int, matches: int) -> dict[str, object]:

@@ -194,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="matches played at once in worker processes; no more than idle cores (default: 1)",
     )
+    bots.add_argument(
+        "--journal",
+        type=Path,
+        default=None,
+        help="file of finished matches, one JSON line each: a run given it again plays only "
+        "the matches it does not hold, so an interrupted table is finished, not restarted",
+    )
     bots.set_defaults(handler=run_bench_bots)
 
     serve = commands.add_parser(

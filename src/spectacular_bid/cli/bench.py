@@ -105,6 +105,7 @@ def run_bench_bots(args: argparse.Namespace) -> int:
         levels=args.levels,
         budget_scale=args.budget_scale,
         jobs=args.jobs,
+        journal=args.journal,
     )
     print(json.dumps(result))
     return EXIT_OK
