@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from playwright.sync_api import Request, Route, expect
@@ -27,6 +28,7 @@ from .ui import (
     check_offer,
     click_choice,
     enter_name,
+    eventually,
     press_start,
     resign,
     wait_past,
@@ -64,6 +66,15 @@ def test_all_in_bids_end_a_match_against_random_play_soon() -> None:
     assert all(0 in f.balances.values() for f in forecasts)
 
 
+def waits_for_start(match: dict[str, Any]) -> bool:
+    """The round waits for the first seat's Start (D3)."""
+    return bool(
+        match["status"] == "active"
+        and match["phase"] == "awaiting_deal"
+        and not match["ready"]["first"]
+    )
+
+
 def play_the_computer(tab: Tab, match_id: str, rng: random.Random) -> int:
     """The first seat's clicks until the match ends: Start when the round waits for it (D3), a
     choice on its decision, else the computer's next version. Returns the tiles it played."""
@@ -74,9 +85,18 @@ def play_the_computer(tab: Tab, match_id: str, rng: random.Random) -> int:
         tab.wait_version(version)
         if match["status"] != "active":
             return placements
-        if match["phase"] == "awaiting_deal" and not match["ready"]["first"]:
+        if waits_for_start(match):
             press_start(tab)
-        elif match["legal"] is not None:
+            # The computer's own Start may be the next version, before ours is applied: wait
+            # for ours, or a second press would look for a button the deal has taken away.
+            eventually(
+                tab,
+                lambda: tab.snapshot(match_id)["match"],
+                lambda now: not waits_for_start(now),
+                "the server should apply the person's Start",
+            )
+            continue
+        if match["legal"] is not None:
             decisions += 1
             assert decisions <= MAX_DECISIONS, "the match went on longer than forecast"
             check_offer(tab, match)
