@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from spectacular_bid.bench import server_driver
-from spectacular_bid.bench.server import _max_pause_ms
+from spectacular_bid.bench.server import _max_pause_ms, longest_pauses
 from spectacular_bid.bench.server_players import Stats
 
 
@@ -43,3 +43,26 @@ def test_a_stall_early_in_a_long_window_is_counted(monkeypatch: pytest.MonkeyPat
     asyncio.run(window())
     assert len(server.stalls) > 5  # the first ones were no longer listed at the end
     assert _max_pause_ms(stats) == 150  # not the 500 of before the window, nor the last 30s
+
+
+def test_the_longest_pauses_say_what_the_loop_did() -> None:
+    """Each of the window's longest stalls keeps the loop thread's CPU and preemptions as the
+    server gave them, longest first; a server that gives neither (an earlier release) gives
+    None, and stalls before the window are left out."""
+    stats = Stats(window_start={"now_ms": 1_000})
+    stats.note_pauses(
+        {
+            "pauses": [
+                {"at_ms": 900, "lag_ms": 900, "cpu_ms": 1_000, "preempted": 0},
+                {"at_ms": 1_100, "lag_ms": 40, "cpu_ms": 139, "preempted": 1},
+                {"at_ms": 1_300, "lag_ms": 139, "cpu_ms": 20, "preempted": 9},
+            ]
+        }
+    )
+    stats.note_pauses({"pauses": [{"at_ms": 1_200, "lag_ms": 60}]})
+    assert longest_pauses(stats) == [
+        {"lag_ms": 139, "cpu_ms": 20, "preempted": 9},
+        {"lag_ms": 60, "cpu_ms": None, "preempted": None},
+        {"lag_ms": 40, "cpu_ms": 139, "preempted": 1},
+    ]
+    assert _max_pause_ms(stats) == 139

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from spectacular_bid.service.admission import (
@@ -12,17 +14,23 @@ from spectacular_bid.service.admission import (
     RETRY_AFTER_S,
     WARMUP_MS,
     Admission,
+    Pause,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import Capacity
+from spectacular_bid.service.timesource import ThreadUsage, thread_usage
 
 
 class Clocks:
-    """A monotonic clock and a CPU clock the test moves by hand."""
+    """A monotonic clock, the process's CPU clock and the loop thread's usage, moved by hand."""
 
     def __init__(self) -> None:
         self.now = 0
         self.cpu = 0
+        self.loop = ThreadUsage(0, 0)
+
+    def usage(self) -> ThreadUsage:
+        return self.loop
 
     def now_ms(self) -> int:
         return self.now
@@ -34,7 +42,7 @@ class Clocks:
 def warmed(capacity: Capacity) -> tuple[Admission, Clocks]:
     """An admission past its start-up warm-up, with the loop on time and the CPU idle."""
     clocks = Clocks()
-    admission = Admission(capacity, clocks.now_ms, clocks.cpu_ms)
+    admission = Admission(capacity, clocks.now_ms, clocks.cpu_ms, clocks.usage)
     while clocks.now <= WARMUP_MS + LAG_WINDOW_TICKS * 100:
         tick(admission, clocks, lag_ms=0, cpu_share=0.1)
     return admission, clocks
@@ -120,7 +128,32 @@ def test_no_threshold_admits_everything() -> None:
     tick(admission, clocks, lag_ms=1_500, cpu_share=1.0)
     admission.admit(100_000, "matches")
     assert admission.max_lag_ms == 1_500
-    assert list(admission.pauses) == [(clocks.now, 1_500)]
+    assert [p[:2] for p in admission.pauses] == [(clocks.now, 1_500)]
+
+
+def test_a_pause_says_what_the_loop_thread_did_through_it() -> None:
+    """A stall the loop spent working, one it spent preempted, and one spent waiting in a
+    blocking call: each kept with the loop thread's CPU and preemptions over its interval."""
+    admission, clocks = warmed(Capacity())
+    kinds = [(1_500, 1), (30, 12), (0, 0)]  # (loop CPU ms, preemptions) through each stall
+    for cpu_ms, preempted in kinds:
+        clocks.loop = ThreadUsage(clocks.loop.cpu_ms + cpu_ms, clocks.loop.preempted + preempted)
+        tick(admission, clocks, lag_ms=1_400, cpu_share=0.5)
+    tick(admission, clocks, lag_ms=19, cpu_share=0.1)  # under PAUSE_MS: not a pause
+    assert [(p.lag_ms, p.cpu_ms, p.preempted) for p in admission.pauses] == [
+        (1_400, cpu, pre) for cpu, pre in kinds
+    ]
+    assert all(isinstance(p, Pause) for p in admission.pauses)
+
+
+def test_the_loop_thread_usage_counts_this_thread_s_work() -> None:
+    before = thread_usage()
+    deadline = time.thread_time() + 0.05
+    while time.thread_time() < deadline:
+        pass
+    after = thread_usage()
+    assert after.cpu_ms - before.cpu_ms >= 40
+    assert after.preempted >= before.preempted
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,10 @@ measure how late the server flags (R7.7: never early). Figures: ``commands_per_s
 a command's send to the opponent's receipt of the resulting update (p50, p99); flag lateness;
 the server's CPU and peak RSS; and, for admission control (issue 10), the matches ``admitted``
 and the creations and joins ``refused`` (a refused slot tries again after ``Retry-After``), the
-longest event-loop stall in the window (``max_pause_ms``, from the server's ``/api/health``) and
-the server's memory per open socket.
+longest event-loop stall in the window (``max_pause_ms``, from the server's ``/api/health``), the
+longest few with the loop thread's CPU and preemptions through each (``longest_pauses``: worked,
+preempted by the load generator on the shared cores, or blocked) and the server's memory per
+open socket.
 
 The run is three parts, each in its own module: the server process under test
 (:mod:`~spectacular_bid.bench.server_process`), the load that drives it
@@ -20,6 +22,7 @@ The run is three parts, each in its own module: the server process under test
 from __future__ import annotations
 
 import asyncio
+from typing import Final
 
 from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive, longest_run_s
 from spectacular_bid.bench.server_players import Stats
@@ -89,6 +92,7 @@ def _report(
         "refused_slots": len(stats.refused_slots),
         "never_admitted_slots": len(stats.refused_slots - stats.connected_slots),
         "max_pause_ms": _max_pause_ms(stats),
+        "longest_pauses": longest_pauses(stats),
         "server_open_sockets": stats.window_end.get("open_sockets"),
         "server_rss_per_socket_kb": _rss_per_socket_kb(stats),
         "server_rss_growth_percent": _growth_percent(
@@ -109,6 +113,22 @@ def _max_pause_ms(stats: Stats) -> int:
     """The server's longest loop stall within the measured window (issue 10)."""
     start_ms = stats.window_start.get("now_ms", 0)
     return max((lag_ms for at_ms, lag_ms in stats.pauses if at_ms >= start_ms), default=0)
+
+
+LONGEST_PAUSES: Final = 5
+
+
+def longest_pauses(stats: Stats) -> list[dict[str, int | None]]:
+    """The window's longest stalls with what the loop's thread did through each (its CPU ms
+    over the tick's interval, and its preemptions), to tell the server's own work from a
+    machine whose cores the load generator shares."""
+    start_ms = stats.window_start.get("now_ms", 0)
+    within = [(lag, at, usage) for (at, lag), usage in stats.pauses.items() if at >= start_ms]
+    within.sort(key=lambda pause: (-pause[0], pause[1]))
+    return [
+        {"lag_ms": lag, "cpu_ms": cpu, "preempted": preempted}
+        for lag, _, (cpu, preempted) in within[:LONGEST_PAUSES]
+    ]
 
 
 def _rss_per_socket_kb(stats: Stats) -> float | None:

@@ -50,15 +50,17 @@ class Stats:
     window_start: dict[str, Any] = field(default_factory=dict)
     window_end: dict[str, Any] = field(default_factory=dict)
     """The server's ``/api/health`` as the measured window starts and ends."""
-    pauses: set[tuple[int, int]] = field(default_factory=set)
-    """Every ``(at_ms, lag_ms)`` loop stall the servers reported during the window."""
+    pauses: dict[tuple[int, int], tuple[int | None, int | None]] = field(default_factory=dict)
+    """Every ``(at_ms, lag_ms)`` loop stall the servers reported during the window, with the
+    loop thread's ``(cpu_ms, preempted)`` through it (None from a server that does not say)."""
     idle_rss_kb: int = 0
     window_start_rss_kb: int = 0
     window_end_rss_kb: int = 0
     measuring: bool = False
 
     def note_pauses(self, health: dict[str, Any]) -> None:
-        self.pauses.update((p["at_ms"], p["lag_ms"]) for p in health.get("pauses", []))
+        for p in health.get("pauses", []):
+            self.pauses[p["at_ms"], p["lag_ms"]] = (p.get("cpu_ms"), p.get("preempted"))
 
 
 def choose(legal: dict[str, Any], rng: random.Random) -> dict[str, Any]:

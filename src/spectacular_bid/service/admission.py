@@ -15,6 +15,11 @@ when it is created: the join of its second seat belongs to it and is never refus
   on time and still be about to saturate; CPU tells that earlier than the lag does.
 - **Live matches**: an optional fixed cap, for operators who measured their machine.
 
+Each stall of :data:`PAUSE_MS` or more is kept with what the loop's thread did through it
+(:class:`Pause`): on a machine whose cores the server shares, a stall the loop spent working is
+the server's to cut, one it spent preempted is the machine's, and one it spent neither is a
+blocking call on the loop.
+
 Once busy, the server stays busy for :data:`HOLD_MS` after the last busy reading, so a burst of
 creations does not slip through between two ticks (hysteresis).
 
@@ -27,11 +32,11 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import Capacity
-from spectacular_bid.service.timesource import MsSource
+from spectacular_bid.service.timesource import MsSource, ThreadUsage, UsageSource, thread_usage
 
 LAG_WINDOW_TICKS: Final = 10
 """Ticks of the lag monitor whose mean lag is the current lag (1 s at 100 ms ticks)."""
@@ -54,6 +59,18 @@ ends, minutes apart; at 4,000 offered matches, 1,700 clients retrying every 5 s 
 refused requests a second, a tenth of the server's core."""
 
 
+class Pause(NamedTuple):
+    """One late tick: when it woke, how late, and what the loop's thread did over the tick's
+    whole interval (its nominal length plus ``lag_ms``)."""
+
+    at_ms: int
+    lag_ms: int
+    cpu_ms: int
+    """CPU the loop's thread used in the interval."""
+    preempted: int
+    """Times the kernel took the CPU from the loop's thread in the interval while it could run."""
+
+
 @dataclass(frozen=True, slots=True)
 class Load:
     """The readings behind a decision, for the refusal's message and the benchmarks."""
@@ -66,10 +83,18 @@ class Load:
 class Admission:
     """The three signals, fed by the lag monitor's ticks, and the decision on new work."""
 
-    def __init__(self, capacity: Capacity, now_ms: MsSource, cpu_ms: MsSource) -> None:
+    def __init__(
+        self,
+        capacity: Capacity,
+        now_ms: MsSource,
+        cpu_ms: MsSource,
+        usage: UsageSource = thread_usage,
+    ) -> None:
         self.capacity = capacity
         self._now_ms = now_ms
         self._cpu_ms = cpu_ms
+        self._usage = usage
+        self._last_usage: ThreadUsage | None = None
         self._lags: deque[int] = deque(maxlen=LAG_WINDOW_TICKS)
         self._cpu_samples: deque[tuple[int, int]] = deque()
         self._busy_until_ms = -1
@@ -80,12 +105,15 @@ class Admission:
         self.refused = 0
         self.max_lag_ms = 0
         """The longest loop stall seen since start (after the warm-up)."""
-        self.pauses: deque[tuple[int, int]] = deque(maxlen=PAUSES_KEPT)
-        """The latest ``(now_ms, lag_ms)`` ticks at least :data:`PAUSE_MS` late, so that a
-        benchmark can find the longest pause within its own window."""
+        self.pauses: deque[Pause] = deque(maxlen=PAUSES_KEPT)
+        """The latest ticks at least :data:`PAUSE_MS` late, so that a benchmark can find the
+        longest pause within its own window, and tell what it was."""
 
     def on_tick(self, now_ms: int, lag_ms: int) -> None:
-        """One wake-up of the lag monitor, ``lag_ms`` late."""
+        """One wake-up of the lag monitor, ``lag_ms`` late (on the loop's thread: the usage
+        read here is the loop's)."""
+        usage, before = self._usage(), self._last_usage
+        self._last_usage = usage
         if self._started_ms is None:
             self._started_ms = now_ms
         if now_ms - self._started_ms < WARMUP_MS:
@@ -94,7 +122,15 @@ class Admission:
         self._lags.append(lag)
         self.max_lag_ms = max(self.max_lag_ms, lag)
         if lag >= PAUSE_MS:
-            self.pauses.append((now_ms, lag))
+            cpu, preempted = (
+                (0, 0)
+                if before is None
+                else (
+                    usage.cpu_ms - before.cpu_ms,
+                    usage.preempted - before.preempted,
+                )
+            )
+            self.pauses.append(Pause(now_ms, lag, cpu, preempted))
         self._cpu_samples.append((now_ms, self._cpu_ms()))
         while len(self._cpu_samples) > 2 and now_ms - self._cpu_samples[1][0] >= CPU_WINDOW_MS:
             self._cpu_samples.popleft()

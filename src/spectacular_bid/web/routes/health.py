@@ -22,6 +22,12 @@ class Pause(WireModel):
     """When the loop woke, on the server's monotonic clock (``now_ms``)."""
     lag_ms: int
     """How late it woke."""
+    cpu_ms: int
+    """CPU the event loop's thread used over the tick's interval (100 ms plus ``lag_ms``): near
+    the whole interval, the server was working; near none, it was preempted or blocked."""
+    preempted: int
+    """How often the kernel took the CPU from the loop's thread in that interval while it could
+    run: the machine's cores were busy with something else."""
 
 
 class Health(WireModel):
@@ -66,7 +72,7 @@ async def read_health(request: Request, service: Service) -> Health:
         lag_ms=load.lag_ms,
         cpu=round(load.cpu, 3),
         max_pause_ms=admission.max_lag_ms,
-        pauses=[Pause(at_ms=at_ms, lag_ms=lag_ms) for at_ms, lag_ms in admission.pauses],
+        pauses=[Pause(**pause._asdict()) for pause in admission.pauses],
         now_ms=service.now_ms(),
         admitted=admission.admitted,
         refused=admission.refused,
