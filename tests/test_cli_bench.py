@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from spectacular_bid.bench.bots import Game, _play_first, code_fingerprint, wilson
 from spectacular_bid.bench.bots import run as bench_bots_run
-from spectacular_bid.bench.bots import wilson
 from spectacular_bid.cli import main
+from spectacular_bid.rules.seats import Seat
 
 RATES = ("rounds_per_s", "actions_per_s", "matches_per_s")
 
@@ -215,3 +216,26 @@ def test_bench_bots_journal_flag(capsys: pytest.CaptureFixture[str], tmp_path: P
     assert json.loads(capsys.readouterr().out)["resumed"] == 0
     assert main([*argv, "--journal", str(journal)]) == 0
     assert json.loads(capsys.readouterr().out)["resumed"] == 1
+
+
+def test_bench_bots_journal_counts_only_matches_this_code_played(tmp_path: Path) -> None:
+    """A journal line names the code (engine and bots) that played it; a line from other code
+    is not this table's, and its match is played again."""
+    journal = tmp_path / "bots.jsonl"
+    first = bench_bots_run(matches=2, seed=6, levels=(1,), journal=journal)
+    assert first["code"] == code_fingerprint()
+    entries = [json.loads(line) for line in journal.read_text(encoding="utf-8").splitlines()]
+    assert {entry["code"] for entry in entries} == {first["code"]}
+    entries[0]["code"] = "0" * 16  # as if an earlier level 1 had played it
+    journal.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    again = bench_bots_run(matches=2, seed=6, levels=(1,), journal=journal)
+    assert again["resumed"] == 1
+    assert again["pairs"] == first["pairs"]
+
+
+def test_bench_bots_plays_the_target_pairs_first() -> None:
+    """Play order only: each level against the one below and 5 against 2 first, each level
+    against itself last."""
+    games = [Game(a, b, Seat.FIRST, 0, 1.0) for a, b in [(5, 5), (3, 1), (5, 2), (4, 3), (2, 2)]]
+    ordered = sorted(games, key=_play_first)
+    assert [(g.a, g.b) for g in ordered] == [(5, 2), (4, 3), (3, 1), (5, 5), (2, 2)]

@@ -9,10 +9,13 @@ every match ends with a winner (R1.5). Win rates come with a Wilson 95 % interva
 The full table takes hours, so a run can keep a journal: one JSON line per finished match, written
 as it finishes. A run given the same journal replays nothing it already holds and plays only the
 rest, so a table interrupted (a session's end, a reboot) is finished later rather than restarted.
+Each line names the code that played it (a digest of the engine and the bots): a changed level
+starts its table afresh.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
@@ -21,9 +24,11 @@ import random
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import astuple, dataclass, field
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
+from spectacular_bid import bots as bots_package
+from spectacular_bid import rules as rules_package
 from spectacular_bid.bots import BUDGET_S, decide
 from spectacular_bid.rules.actions import Deal, Event
 from spectacular_bid.rules.match import Match, Phase
@@ -34,18 +39,29 @@ from spectacular_bid.rules.views import event_for
 
 @dataclass
 class Timings:
-    """One level's decision times in seconds; one-action decisions are instant and counted."""
+    """One level's decision times: how many, their sum and the longest, in seconds (one-action
+    decisions are instant and counted). Sums, not lists: a journal line stays short."""
 
-    seconds: list[float] = field(default_factory=list)
+    count: int = 0
+    total_s: float = 0.0
+    max_s: float = 0.0
+
+    def add(self, seconds: float) -> None:
+        self.count += 1
+        self.total_s += seconds
+        self.max_s = max(self.max_s, seconds)
+
+    def merge(self, other: Timings) -> None:
+        self.count += other.count
+        self.total_s += other.total_s
+        self.max_s = max(self.max_s, other.max_s)
 
     def report(self) -> dict[str, float | int]:
-        count = len(self.seconds)
-        mean = sum(self.seconds) / count if count else 0.0
-        top = max(self.seconds, default=0.0)
+        mean = self.total_s / self.count if self.count else 0.0
         return {
             "mean_decision_ms": round(mean * 1000, 2),
-            "max_decision_ms": round(top * 1000, 2),
-            "decisions": count,
+            "max_decision_ms": round(self.max_s * 1000, 2),
+            "decisions": self.count,
         }
 
 
@@ -81,7 +97,7 @@ def play_match(
             action = decide(
                 levels[seat], seat, seen[seat], rng, clock=clock, budget_s=budgets[seat]
             )
-            timings[levels[seat]].seconds.append(clock() - start)
+            timings[levels[seat]].add(clock() - start)
             events = match.apply(action)
         for viewer in SEATS:
             seen[viewer].extend(event_for(viewer, e) for e in events)
@@ -103,7 +119,7 @@ class Game:
     budget_scale: float
 
 
-Outcome = tuple[bool, dict[int, list[float]]]
+Outcome = tuple[bool, dict[int, Timings]]
 
 
 def play_game(game: Game) -> Outcome:
@@ -112,7 +128,7 @@ def play_game(game: Game) -> Outcome:
     budgets = by_seat.map(lambda lv: BUDGET_S[lv] * game.budget_scale)
     timings = {lv: Timings() for lv in {game.a, game.b}}
     winner = play_match(by_seat, random.Random(game.seed), budgets, timings)
-    return winner is game.a_seat, {lv: t.seconds for lv, t in timings.items()}
+    return winner is game.a_seat, timings
 
 
 def run(
@@ -144,34 +160,45 @@ def run(
         for a, b in pairs
         for n in range(matches)
     ]
+    code = code_fingerprint()
     done: dict[Game, Outcome] = {}
     if journal is not None:
-        done = read_journal(journal)
+        done = read_journal(journal, code)
         _end_cut_line(journal)
     outcomes = {game: done[game] for game in games if game in done}
     resumed = len(outcomes)
-    pending = [game for game in games if game not in done]
+    pending = sorted((game for game in games if game not in done), key=_play_first)
     for game, outcome in _play(pending, jobs):
         outcomes[game] = outcome
         if journal is not None:
-            _append(journal, game, outcome)
+            _append(journal, code, game, outcome)
     timings = {lv: Timings() for lv in chosen}
     wins = dict.fromkeys(pairs, 0)
     for game in games:
-        a_won, seconds = outcomes[game]
+        a_won, taken = outcomes[game]
         wins[game.a, game.b] += a_won
-        for lv, taken in seconds.items():
-            timings[lv].seconds.extend(taken)
+        for lv, their in taken.items():
+            timings[lv].merge(their)
     return {
         "benchmark": "bots",
         "seed": seed,
         "budget_scale": budget_scale,
         "jobs": jobs,
         "resumed": resumed,
+        "code": code,
         "budget_s": {str(lv): BUDGET_S[lv] * budget_scale for lv in chosen},
         "pairs": [_pair(a, b, wins[a, b], matches) for a, b in pairs],
         "levels": {str(lv): timings[lv].report() for lv in chosen},
     }
+
+
+def _play_first(game: Game) -> int:
+    """The order the pending matches are played in (not their seeds): first the pairs the
+    targets read (each level against the one below, level 5 against greedy level 2), then the
+    other pairs, each level against itself last, so an interrupted run has told most."""
+    if game.a - game.b == 1 or (game.a, game.b) == (5, 2):
+        return 0
+    return 1 if game.a != game.b else 2
 
 
 def _play(games: list[Game], jobs: int) -> Iterator[tuple[Game, Outcome]]:
@@ -187,9 +214,22 @@ def _play(games: list[Game], jobs: int) -> Iterator[tuple[Game, Outcome]]:
             yield futures[future], future.result()
 
 
-def read_journal(path: Path) -> dict[Game, Outcome]:
-    """The matches a journal holds. A missing file holds none; a line cut short by a crash while
-    it was written, or not of this form, is skipped (that match is played again)."""
+def code_fingerprint() -> str:
+    """A digest of the engine's and the bots' source: a journal's matches count only for the
+    code that played them, so a table is never a mix of two versions of a level."""
+    digest = hashlib.sha256()
+    for package in (rules_package, bots_package):
+        folder = Path(package.__file__ or "").parent
+        for source in sorted(folder.glob("*.py")):
+            digest.update(source.name.encode())
+            digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def read_journal(path: Path, code: str) -> dict[Game, Outcome]:
+    """The matches a journal holds that ``code`` played. A missing file holds none; a line cut
+    short by a crash while it was written, or not of this form, is skipped (that match is
+    played again)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -198,10 +238,15 @@ def read_journal(path: Path) -> dict[Game, Outcome]:
     for line in lines:
         try:
             entry = json.loads(line)
+            if entry["code"] != code:
+                continue
             a, b, seat, seed, scale = entry["game"]
             game = Game(int(a), int(b), Seat(seat), int(seed), float(scale))
-            seconds = {int(lv): [float(t) for t in ts] for lv, ts in entry["seconds"].items()}
-            done[game] = (bool(entry["a_won"]), seconds)
+            timings = {
+                int(lv): Timings(int(count), float(total), float(top))
+                for lv, (count, total, top) in entry["timings"].items()
+            }
+            done[game] = (bool(entry["a_won"]), timings)
         except (ValueError, KeyError, TypeError, AttributeError):
             continue
     return done
@@ -223,13 +268,18 @@ def _end_cut_line(path: Path) -> None:
         out.write("\n")
 
 
-def _append(path: Path, game: Game, outcome: Outcome) -> None:
-    a_won, seconds = outcome
+def _append(path: Path, code: str, game: Game, outcome: Outcome) -> None:
+    a_won, timings = outcome
     fields = list(astuple(game))
     fields[2] = game.a_seat.value
-    line = json.dumps({"game": fields, "a_won": a_won, "seconds": seconds})
+    entry = {
+        "game": fields,
+        "code": code,
+        "a_won": a_won,
+        "timings": {lv: [t.count, t.total_s, t.max_s] for lv, t in timings.items()},
+    }
     with path.open("a", encoding="utf-8") as out:
-        out.write(line + "\n")
+        out.write(json.dumps(entry) + "\n")
 
 
 def _pair(a: int, b: int, wins: int, matches: int) -> dict[str, object]:
