@@ -24,6 +24,8 @@ class ThreadUsage(NamedTuple):
 
 
 UsageSource = Callable[[], ThreadUsage]
+_WHO = getattr(resource, "RUSAGE_THREAD", resource.RUSAGE_SELF)
+"""Linux's thread; elsewhere the whole process, a coarser reading of the same question."""
 
 
 def monotonic_ms() -> int:
@@ -39,7 +41,7 @@ def thread_usage() -> ThreadUsage:
     """The calling thread's usage (Linux's ``RUSAGE_THREAD``). Read on the event loop's thread,
     it splits a stall into work the loop did (CPU), the kernel running something else
     (preemptions: the machine's cores were busy) and waiting (neither: a blocking call)."""
-    usage = resource.getrusage(resource.RUSAGE_THREAD)
+    usage = resource.getrusage(_WHO)
     return ThreadUsage(round((usage.ru_utime + usage.ru_stime) * 1000), usage.ru_nivcsw)
 
 
