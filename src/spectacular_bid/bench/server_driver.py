@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import random
 import time
 from dataclasses import dataclass
@@ -369,6 +370,7 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     await settle(driver)
     stats.measuring = True
     cpu_before = sum(cpu_seconds(pid) for pid in server_pids)
+    client_cpu_before = cpu_seconds(os.getpid())
     stats.window_start = await driver.health()
     stats.window_start_rss_kb = sum(rss_kb(pid) for pid in server_pids)
     relayed_before = await driver.relay_counts()
@@ -377,6 +379,7 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     stats.measuring = False
     gc.enable()
     stats.server_cpu_s = sum(cpu_seconds(pid) for pid in server_pids) - cpu_before
+    stats.client_cpu_s = cpu_seconds(os.getpid()) - client_cpu_before
     stats.window_end = await driver.health()
     stats.note_pauses(stats.window_end)
     stats.window_end_rss_kb = sum(rss_kb(pid) for pid in server_pids)

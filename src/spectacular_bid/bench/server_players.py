@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from websockets.asyncio.client import ClientConnection
 
 
@@ -32,6 +32,9 @@ class Stats:
     errors: dict[str, int] = field(default_factory=dict)
     flag_lateness_ms: list[int] = field(default_factory=list)
     server_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
+    """This process's CPU time over the window: the load generator shares the machine's cores
+    with the servers, and what it takes they cannot have."""
     matches_finished: int = 0
     disconnects: int = 0
     flagged_matches: set[str] = field(default_factory=set)
@@ -113,7 +116,7 @@ class Player:
     async def run(self) -> None:
         try:
             async for raw in self.ws:
-                self.on_message(json.loads(raw))
+                self.on_message(orjson.loads(raw))
                 if self.done.is_set():
                     break
         except Exception:
@@ -208,7 +211,7 @@ class Player:
         key = (self.match_id, command["version"] + 1)
         self.stats.sent_at[key] = (time.perf_counter(), id(self))
         self.stats.commands += self.stats.measuring
-        asyncio.get_running_loop().create_task(self._send_now(json.dumps(command)))
+        asyncio.get_running_loop().create_task(self._send_now(orjson.dumps(command).decode()))
 
     async def _send_now(self, text: str) -> None:
         with contextlib.suppress(Exception):
