@@ -133,9 +133,10 @@ class Player:
         if kind == "error":
             code = msg.get("code", "?")
             self.stats.errors[code] = self.stats.errors.get(code, 0) + 1
-            if code == "stale_version" and self.last_match is not None:
-                # Another command got in first (both pressed Start): decide again on what we
-                # know now, like a client that refreshes.
+            if self.last_match is not None:
+                # Another command got in first (both pressed Start: ``stale_version``), or this
+                # one was refused (``rate_limited``): decide again on what we know now, after a
+                # think time, like a client that refreshes; a seat that gave up would be flagged.
                 self._decide(self.last_match)
             return
         if kind not in ("state", "update"):

@@ -1,0 +1,54 @@
+"""The benchmark's seats act again after any refusal of their command: a seat that gave up after
+a ``rate_limited`` reply let its clock run out, and one played match of a run ended on ``time``
+though no think time comes near the delay (R7.7), which read as the server's fault."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any, cast
+
+import pytest
+from websockets.asyncio.client import ClientConnection
+
+from spectacular_bid.bench.server_players import Player, Stats
+
+
+class Socket:
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send(self, text: str) -> None:
+        self.sent.append(text)
+
+
+def _state(version: int) -> dict[str, Any]:
+    legal = {"plays": [], "can_draw": True}
+    return {"type": "state", "version": version, "match": {"status": "playing", "legal": legal}}
+
+
+@pytest.mark.parametrize("code", ["stale_version", "rate_limited", "not_your_turn"])
+def test_a_refused_command_is_decided_again(code: str) -> None:
+    async def play() -> list[str]:
+        socket = Socket()
+        player = Player(cast(ClientConnection, socket), "m1", Stats(), (0, 0), random.Random(1))
+        player.on_message(_state(7))
+        await asyncio.sleep(0.01)
+        player.on_message({"type": "error", "code": code, "version": 7})
+        await asyncio.sleep(0.01)
+        return socket.sent
+
+    sent = asyncio.run(play())
+    assert len(sent) == 2
+    assert all('"type":"draw"' in text and '"version":7' in text for text in sent)
+
+
+def test_a_refusal_before_any_state_sends_nothing() -> None:
+    async def play() -> list[str]:
+        socket = Socket()
+        player = Player(cast(ClientConnection, socket), "m1", Stats(), (0, 0), random.Random(1))
+        player.on_message({"type": "error", "code": "rate_limited"})
+        await asyncio.sleep(0.01)
+        return socket.sent
+
+    assert asyncio.run(play()) == []
