@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
-from websockets.asyncio.client import ClientConnection
 
+from spectacular_bid.bench.lean_socket import LeanSocket
 from spectacular_bid.bench.server_players import Player, Stats
 
 
 class Socket:
+    """What a seat uses of its :class:`LeanSocket`: it sends, and is handed each message."""
+
     def __init__(self) -> None:
         self.sent: list[str] = []
+        self.on_message: Callable[[bytes], None] | None = None
 
-    async def send(self, text: str) -> None:
+    def send(self, text: str) -> None:
         self.sent.append(text)
 
 
@@ -31,7 +35,7 @@ def _state(version: int) -> dict[str, Any]:
 def test_a_refused_command_is_decided_again(code: str) -> None:
     async def play() -> list[str]:
         socket = Socket()
-        player = Player(cast(ClientConnection, socket), "m1", Stats(), (0, 0), random.Random(1))
+        player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
         player.on_message(_state(7))
         await asyncio.sleep(0.01)
         player.on_message({"type": "error", "code": code, "version": 7})
@@ -46,7 +50,7 @@ def test_a_refused_command_is_decided_again(code: str) -> None:
 def test_a_refusal_before_any_state_sends_nothing() -> None:
     async def play() -> list[str]:
         socket = Socket()
-        player = Player(cast(ClientConnection, socket), "m1", Stats(), (0, 0), random.Random(1))
+        player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
         player.on_message({"type": "error", "code": "rate_limited"})
         await asyncio.sleep(0.01)
         return socket.sent

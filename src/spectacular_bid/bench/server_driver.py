@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
-from websockets.asyncio.client import ClientConnection, connect
 
+from spectacular_bid.bench.lean_socket import LeanSocket, open_socket
 from spectacular_bid.bench.server_players import Player, Stats, spectate
 from spectacular_bid.bench.server_process import cpu_seconds, rss_kb
 
@@ -41,6 +41,8 @@ minutes' worth at 2,000 matches: over a long window they are read this often, so
 longest stall is not lost among later ones (a one-hour run listed only its last ~15 minutes)."""
 _SETUP_S = 300
 """How long every match slot may take to connect before the window starts anyway."""
+_OPEN_TIMEOUT_S = 60.0
+"""How long a socket may take to connect and complete its handshake while thousands open."""
 
 
 @dataclass(frozen=True)
@@ -187,16 +189,11 @@ class Driver:
                 totals[bound] = totals.get(bound, 0.0) + count
         return sorted(totals.items())
 
-    async def open_ws(self, match_id: str, token: str | None, server: int = 0) -> ClientConnection:
+    async def open_ws(self, match_id: str, token: str | None, server: int = 0) -> LeanSocket:
         query = f"?token={token}" if token else ""
         ws_base = self.bases[server].replace("http://", "ws://")
         async with self.connect_gate:
-            return await connect(
-                f"{ws_base}/ws/matches/{match_id}{query}",
-                compression=None,
-                max_size=2**22,
-                open_timeout=60,
-            )
+            return await open_socket(f"{ws_base}/ws/matches/{match_id}{query}", _OPEN_TIMEOUT_S)
 
     async def after_window_opens(self, seconds: float) -> None:
         await self.window_open.wait()
@@ -219,7 +216,7 @@ class Driver:
                 (self.stats.refused_slots if refused else self.stats.failed_slots).add(index)
                 await asyncio.sleep(retry.retry_after_s)
                 continue
-            sockets: list[ClientConnection] = []
+            sockets: list[LeanSocket] = []
             tasks: list[asyncio.Task[None]] = []
             try:
                 for seat, token in enumerate((*tokens, None)):

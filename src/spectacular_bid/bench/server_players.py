@@ -8,15 +8,19 @@ latency), and a passive seat that never moves measures how late the server flags
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import orjson
-from websockets.asyncio.client import ClientConnection
+
+from spectacular_bid.bench.lean_socket import LeanSocket
+
+_CLEAN: Final = (1000, 1001)
+"""Close codes of a connection ended in order; any other before the match's end is a
+disconnect."""
 
 
 @dataclass
@@ -89,7 +93,7 @@ class Player:
 
     def __init__(
         self,
-        ws: ClientConnection,
+        ws: LeanSocket,
         match_id: str,
         stats: Stats,
         think_ms: tuple[int, int],
@@ -114,19 +118,25 @@ class Player:
         self.last_match: dict[str, Any] | None = None
 
     async def run(self) -> None:
+        self.ws.on_message = self._on_text
+        ended = asyncio.ensure_future(self.done.wait())
         try:
-            async for raw in self.ws:
-                self.on_message(orjson.loads(raw))
-                if self.done.is_set():
-                    break
-        except Exception:
-            self.stats.disconnects += 1
+            await asyncio.wait((self.ws.closed, ended), return_when=asyncio.FIRST_COMPLETED)
         finally:
+            ended.cancel()
+            self.ws.on_message = None
             code = self.ws.close_code
-            if code is not None and not self.done.is_set() and self.stats.measuring:
-                # Closed by the server before the match ended (1013: dropped for falling behind).
-                self.stats.server_closes[code] = self.stats.server_closes.get(code, 0) + 1
+            if code is not None and not self.done.is_set():
+                # Closed before the match ended (by the server: 1013, dropped for falling
+                # behind; 1006, the connection lost; or the seat could not read a message).
+                self.stats.disconnects += self.ws.failure is not None or code not in _CLEAN
+                if self.stats.measuring:
+                    self.stats.server_closes[code] = self.stats.server_closes.get(code, 0) + 1
             self.done.set()
+
+    def _on_text(self, raw: bytes) -> None:
+        if not self.done.is_set():
+            self.on_message(orjson.loads(raw))
 
     def on_message(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
@@ -212,16 +222,19 @@ class Player:
         key = (self.match_id, command["version"] + 1)
         self.stats.sent_at[key] = (time.perf_counter(), id(self))
         self.stats.commands += self.stats.measuring
-        asyncio.get_running_loop().create_task(self._send_now(orjson.dumps(command).decode()))
-
-    async def _send_now(self, text: str) -> None:
-        with contextlib.suppress(Exception):
-            await self.ws.send(text)
+        self.ws.send(orjson.dumps(command).decode())
 
 
-async def spectate(ws: ClientConnection, done: asyncio.Event) -> None:
-    """Read a spectator's frames, as a browser would, until ``done``."""
-    with contextlib.suppress(Exception):
-        async for _ in ws:
-            if done.is_set():
-                break
+async def spectate(ws: LeanSocket, done: asyncio.Event) -> None:
+    """Watch a match until ``done``: a spectator's frames are read off the socket as a
+    browser's would be, and dropped."""
+    ws.on_message = _drop
+    ended = asyncio.ensure_future(done.wait())
+    try:
+        await asyncio.wait((ws.closed, ended), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        ended.cancel()
+
+
+def _drop(_message: bytes) -> None:
+    pass
