@@ -53,7 +53,8 @@ _SERVICE_EVENTS: Final = (SeatTaken, Ready, Revealed, DeckCommitted, DeckReveale
 
 def _dumps(value: object) -> str:
     """Compact JSON, through orjson: a version is encoded for every audience of every live
-    match, and the standard library's encoder was a twentieth of the server's CPU under load.
+    match, and the standard library's encoder took about a twentieth of the loop's samples under
+    load (py-spy at 1,000 matches).
     What orjson will not take (a lone surrogate in a name, an int past 64 bits, a named tuple)
     the standard library still encodes, as it always did."""
     try:
