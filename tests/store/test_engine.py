@@ -3,14 +3,14 @@ transactions begin."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import event as sa_event
 from sqlalchemy import insert, select
 from sqlalchemy.dialects import sqlite
-from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.store.engine import (
@@ -88,23 +88,28 @@ def test_sqlite_synchronous_must_be_known(tmp_path: Path) -> None:
 
 
 async def test_sqlite_writes_begin_immediate_and_reads_deferred(
-    sqlite_database: Database,
+    sqlite_database: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every connection is traced, the engine's and the writer's own (``store.sqlite_batches``)
+    alike: each write transaction begins IMMEDIATE, each read DEFERRED."""
     engine = sqlite_database.engine()
     await upgrade_to_head(engine)
     begun: list[str] = []
+    connect = sqlite3.connect
 
-    def record(conn: Connection, cursor: object, statement: str, *args: object) -> None:
-        if statement.startswith("BEGIN"):
-            begun.append(statement)
+    def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = connect(*args, **kwargs)
+        conn.set_trace_callback(lambda sql: begun.append(sql) if sql.startswith("BEGIN") else None)
+        return conn
 
-    sa_event.listen(engine.sync_engine, "before_cursor_execute", record)
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    await engine.dispose()  # the migration's pooled connection was not traced
     async with SqlStore(engine) as store:
+        begun.clear()  # what the start read
         await seed(store, "m1")
         await store.append([event("m1", 1)])
         assert await store.events("m1") == [event("m1", 1)]
-    assert begun[:3] == ["BEGIN IMMEDIATE"] * 3  # two players, a match
-    assert begun[-1] == "BEGIN DEFERRED"
+    assert begun == ["BEGIN IMMEDIATE"] * 4 + ["BEGIN DEFERRED"]  # players, match, version; read
 
 
 async def test_fast_event_rows_equal_typed_rows(engine: AsyncEngine) -> None:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import event as sa_event
-from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.selectable import Alias
 
@@ -30,18 +29,25 @@ from .factories import event, match, player, seed
 
 
 @contextmanager
-def counting_commits(engine: AsyncEngine) -> Iterator[list[int]]:
-    """Count the transactions committed on ``engine`` while inside the block."""
-    commits = [0]
+def failing_commits(engine: AsyncEngine, store: SqlStore) -> Iterator[None]:
+    """Make every commit of ``store``'s writer fail, as a full disk would, while inside the
+    block: on SQLite the writer's own connection's (``store.sqlite_batches``), else the
+    engine's."""
+    direct = store.writer.direct
 
-    def on_commit(conn: Connection) -> None:
-        commits[0] += 1
+    def fail(*_args: object) -> None:
+        raise OSError("disk full (injected)")
 
-    sa_event.listen(engine.sync_engine, "commit", on_commit)
+    if direct is not None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(direct, "_commit", fail)
+            yield
+        return
+    sa_event.listen(engine.sync_engine, "commit", fail)
     try:
-        yield commits
+        yield
     finally:
-        sa_event.remove(engine.sync_engine, "commit", on_commit)
+        sa_event.remove(engine.sync_engine, "commit", fail)
 
 
 async def test_append_is_durable_when_it_returns(database: Database, store: SqlStore) -> None:
@@ -62,10 +68,11 @@ async def test_concurrent_appends_share_commits(engine: AsyncEngine, store: SqlS
         for version in range(1, 6):
             await store.append([event(match_id, version)])
 
-    with counting_commits(engine) as commits:
-        await asyncio.gather(*(actor(m) for m in matches))
+    before = store.writer.batches
+    await asyncio.gather(*(actor(m) for m in matches))
+    commits = store.writer.batches - before
     appends = len(matches) * 5
-    assert commits[0] <= appends // 10, f"{commits[0]} commits for {appends} appends"
+    assert 0 < commits <= appends // 10, f"{commits} commits for {appends} appends"
     for match_id in matches:
         assert [e.version for e in await store.events(match_id)] == [1, 2, 3, 4, 5]
 
@@ -132,20 +139,10 @@ async def test_a_failed_transaction_fails_its_whole_batch(
 ) -> None:
     matches = [f"m{i}" for i in range(5)]
     await seed(store, *matches)
-    failing = [True]
-
-    def on_commit(conn: Connection) -> None:
-        if failing[0]:
-            raise OSError("disk full (injected)")
-
-    sa_event.listen(engine.sync_engine, "commit", on_commit)
-    try:
+    with failing_commits(engine, store):
         results = await asyncio.gather(
             *(store.append([event(m, 1)]) for m in matches), return_exceptions=True
         )
-    finally:
-        failing[0] = False
-        sa_event.remove(engine.sync_engine, "commit", on_commit)
 
     assert all(isinstance(r, StorageError) for r in results), results
     assert "version 1 of m0 was not stored: disk full (injected)" in str(results[0])

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from spectacular_bid.service.ports import SessionRecord
 from spectacular_bid.store.models import Player, PlayerSession, datetime_from_ms
-from spectacular_bid.store.writer import Change, RefusedWriteError
+from spectacular_bid.store.writes import Change, RefusedWriteError
 
 
 def session_row(session: SessionRecord) -> dict[str, object]:

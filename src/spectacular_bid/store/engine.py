@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
-from sqlalchemy import event, make_url
+from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -149,27 +149,43 @@ def _use_wal(cursor: Any) -> None:
     cursor.execute("PRAGMA journal_mode = WAL")
 
 
+def set_up_connection(dbapi_connection: Any, synchronous: str) -> None:
+    """Set up a new SQLite connection as the module docstring says: the engine's own
+    connections, and the writer's direct one (``store.sqlite_batches``)."""
+    # The caller, not the driver, begins transactions (see _on_begin).
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _use_wal(cursor)
+        cursor.execute(f"PRAGMA synchronous = {synchronous}")
+        # Checkpoints run in the store's background thread (SqlStore), never inside a
+        # player's commit: a checkpoint syncs the database file and would be the slowest
+        # commit of all.
+        cursor.execute("PRAGMA wal_autocheckpoint = 0")
+        # When the log starts again from its beginning, its file is cut back to this.
+        cursor.execute(f"PRAGMA journal_size_limit = {REWIND_BYTES}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+_SYNCHRONOUS_NAMES: Final = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+
+
+async def synchronous_of(engine: AsyncEngine) -> str:
+    """The ``synchronous`` setting of ``engine``'s SQLite connections, by name."""
+    async with engine.connect() as conn:
+        level = await conn.scalar(text("PRAGMA synchronous"))
+    return _SYNCHRONOUS_NAMES[int(level)]
+
+
 def _set_up_sqlite(engine: AsyncEngine, synchronous: str) -> None:
     sync_engine = engine.sync_engine
 
     @event.listens_for(sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: object) -> None:
-        # SQLAlchemy, not the driver, begins transactions (see _on_begin).
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            _use_wal(cursor)
-            cursor.execute(f"PRAGMA synchronous = {synchronous}")
-            # Checkpoints run in the store's background thread (SqlStore), never inside a
-            # player's commit: a checkpoint syncs the database file and would be the slowest
-            # commit of all.
-            cursor.execute("PRAGMA wal_autocheckpoint = 0")
-            # When the log starts again from its beginning, its file is cut back to this.
-            cursor.execute(f"PRAGMA journal_size_limit = {REWIND_BYTES}")
-            cursor.execute("PRAGMA foreign_keys = ON")
-        finally:
-            cursor.close()
+        set_up_connection(dbapi_connection, synchronous)
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:

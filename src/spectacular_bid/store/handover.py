@@ -17,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from spectacular_bid.store.leases import LIVE, Lease
 from spectacular_bid.store.models import Match, MatchOwner, Server
-from spectacular_bid.store.writer import GroupCommitWriter, WriteKind
+from spectacular_bid.store.writer import GroupCommitWriter
+from spectacular_bid.store.writes import WriteKind
 
 
 class HandoverQueries:

@@ -95,14 +95,24 @@ class Lease:
         It runs before every commit, so it is one statement sent as text straight to the driver:
         building and compiling it through SQLAlchemy each time cost the loop more than running
         it (as for the events' insert, ``store.writer``)."""
-        if self.lost:
-            raise self._error()
         numbered = conn.dialect.paramstyle == "numeric_dollar"
         result = await conn.exec_driver_sql(
-            RENEW_NUMBERED if numbered else RENEW_QMARK,
-            (self.now_ms() + self.lease_ms, self.server_id, self.epoch),
+            RENEW_NUMBERED if numbered else RENEW_QMARK, self.renewal()
         )
-        if result.rowcount != 1:
+        self.renewed(result.rowcount)
+
+    def renewal(self) -> tuple[int, str, int]:
+        """The parameters of the renewal and fence (:data:`RENEW_QMARK`, in its order), for a
+        writer that runs it on a driver's connection itself (``store.sqlite_batches``); raise
+        :class:`LeaseLostError` once the lease is known lost."""
+        if self.lost:
+            raise self._error()
+        return (self.now_ms() + self.lease_ms, self.server_id, self.epoch)
+
+    def renewed(self, rowcount: int) -> None:
+        """Take the renewal's count of rows: anything but one means the lease is lost, and
+        :class:`LeaseLostError` is raised, now and at every later renewal."""
+        if rowcount != 1:
             self.lost = True
             raise self._error()
 

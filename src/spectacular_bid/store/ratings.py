@@ -19,7 +19,7 @@ from spectacular_bid.service.ratings import Rating
 from spectacular_bid.store.models import Player, ms_from_datetime
 from spectacular_bid.store.models import RatingChange as RatingChangeRow
 from spectacular_bid.store.records import rating_change_row, rating_values, stored_rating
-from spectacular_bid.store.writer import Change, RefusedWriteError
+from spectacular_bid.store.writes import Change, RefusedWriteError
 
 Stored = tuple[Rating | None, int | None]
 """A player's stored rating and the wall ms it was last rated at."""

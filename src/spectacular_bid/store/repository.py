@@ -66,7 +66,9 @@ from spectacular_bid.store.records import (
     round_row,
     session_record,
 )
-from spectacular_bid.store.writer import GroupCommitWriter, Part, WriteKind
+from spectacular_bid.store.sqlite_batches import SqliteBatches
+from spectacular_bid.store.writer import GroupCommitWriter
+from spectacular_bid.store.writes import Part, WriteKind
 
 log = logging.getLogger(__name__)
 READY_TIMEOUT_S: Final = 2.0
@@ -115,6 +117,7 @@ class SqlStore(HandoverQueries):
     async def start(self) -> None:
         if self.lease is not None:
             await self.lease.register(self.engine)
+        self.writer.direct = await SqliteBatches.of(self.engine, self.lease)
         self.writer.start()
         if self.engine.url.get_backend_name() == "sqlite" and self.engine.url.database:
             self._checkpointer = WalCheckpointer(

@@ -42,8 +42,6 @@ import itertools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Final
 
 from sqlalchemy import insert, select, update
@@ -56,57 +54,20 @@ from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store.engine import for_writing
 from spectacular_bid.store.models import ChatLine, Match, MatchEvent, MatchOwner, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
+from spectacular_bid.store.sqlite_batches import MAX_PARAMETERS, SqliteBatches, insert_sql, takes
+from spectacular_bid.store.writes import (
+    Change,
+    Part,
+    RefusedWriteError,
+    Write,
+    WriteKind,
+    storage_error,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH: Final = 5_000
 """At most this many queued writes go into one transaction; the rest wait for the next."""
-
-
-class WriteKind(Enum):
-    SERVER = "server"
-    """Takeovers of expired leases and the claims of their matches (``store.leases``), each a
-    :data:`Change`, applied first."""
-    PLAYER = "player"
-    MATCH = "match"
-    ROUND = "round"
-    EVENTS = "events"
-    ACCOUNT = "account"
-    """Changes to accounts and their sessions (``store.accounts``), each a :data:`Change`,
-    applied in queue order right after the players."""
-    RATING = "rating"
-    """The rating of an ended match's players (``store.ratings``), each a :data:`Change`,
-    applied in queue order after the events, so its match and players are stored."""
-    CHAT = "chat"
-    """Chat lines (``store.chat``), inserted after the events, so their match is stored."""
-    IMPORT = "import"
-    """A whole ended match at once (``SqlStore.import_match``): one dict of players, match,
-    rounds and event rows, inserted after every other kind."""
-
-
-Change = Callable[[AsyncConnection], Awaitable[None]]
-"""A write that runs its own statements on the writer's connection, inside the batch's
-transaction (and, when the batch is isolated, its write's savepoint)."""
-
-Part = tuple[WriteKind, list[Any]]
-"""Rows of one kind: dicts of column values; for events, tuples of driver parameters
-(``event_values``); for accounts and ratings, :data:`Change` functions."""
-
-
-@dataclass(slots=True, eq=False)
-class Write:
-    parts: tuple[Part, ...]
-    """One caller's rows, stored together or not at all (a version's events with the round rows
-    and the match header they change)."""
-    what: str
-    """Names the write in error messages: ``"version 3 of m1"``."""
-    future: asyncio.Future[None]
-    error: StorageError | None = field(default=None)
-
-
-class RefusedWriteError(Exception):
-    """A write the store refuses for a reason of its own (not the database's): its caller gets
-    :class:`StorageError`, the batch's other writes are stored."""
 
 
 class GroupCommitWriter:
@@ -129,6 +90,9 @@ class GroupCommitWriter:
         self._conn: AsyncConnection | None = None
         self._accepting = False
         self._between: Callable[[], Awaitable[None]] | None = None
+        self.direct: SqliteBatches | None = None
+        """Set before :meth:`start` on a SQLite file: the batches of a match's rows go this
+        way, past SQLAlchemy (``store.sqlite_batches``); closed with the writer."""
         self.batches = 0
         """Transactions committed so far (for tests and the benchmark)."""
 
@@ -202,6 +166,8 @@ class GroupCommitWriter:
         finally:
             self._accepting = False
             await self._drop_connection()
+            if self.direct is not None:
+                await self.direct.close()
             pending = batch + [w for w in _drain(self._queue) if w is not None]
             for write in pending:
                 _fail(write, StorageError(f"the store closed before {write.what} was stored"))
@@ -216,7 +182,7 @@ class GroupCommitWriter:
             return
         except Exception as exc:
             if len(batch) == 1:
-                _fail(batch[0], _storage_error(batch[0], exc))
+                _fail(batch[0], storage_error(batch[0], exc))
                 return
             log.warning("group commit of %d writes failed (%s); isolating them", len(batch), exc)
             for write in batch:
@@ -226,7 +192,7 @@ class GroupCommitWriter:
             except Exception as again:
                 log.error("store write failed for %d writes: %s", len(batch), again)
                 for write in batch:
-                    _fail(write, _storage_error(write, again))
+                    _fail(write, storage_error(write, again))
                 return
         self.batches += 1
         self._telemetry.batch_committed(time.perf_counter() - started, len(batch))
@@ -250,6 +216,9 @@ class GroupCommitWriter:
                 await conn.close()
 
     async def _transaction(self, batch: Sequence[Write], *, isolated: bool) -> None:
+        if self.direct is not None and takes(batch):
+            await self.direct.apply(batch, isolated=isolated)
+            return
         conn = await self._connection()
         try:
             await self._apply_in_transaction(conn, batch, isolated=isolated)
@@ -271,7 +240,7 @@ class GroupCommitWriter:
                     async with conn.begin_nested():
                         await _apply(conn, [write], self._owner)
                 except (RefusedWriteError, SQLAlchemyError) as exc:
-                    write.error = _storage_error(write, exc)
+                    write.error = storage_error(write, exc)
 
 
 async def _apply(conn: AsyncConnection, batch: Sequence[Write], owner: str | None) -> None:
@@ -309,10 +278,6 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write], owner: str | Non
             await _insert_events(conn, record["events"])
 
 
-SQLITE_ROWS_PER_INSERT: Final = 32_766 // len(EVENT_COLUMNS)
-"""Event rows per SQLite INSERT that stay under its default 32,766 bound parameters."""
-
-
 async def _insert_events(conn: AsyncConnection, rows: list[tuple[Any, ...]]) -> None:
     """Insert rows of :func:`~spectacular_bid.store.records.event_values` through the driver.
 
@@ -322,17 +287,16 @@ async def _insert_events(conn: AsyncConnection, rows: list[tuple[Any, ...]]) -> 
     with the load of the loop. asyncpg pipelines ``executemany`` on the loop itself.
     """
     table = MatchEvent.__tablename__
-    columns = ", ".join(EVENT_COLUMNS)
     if conn.dialect.paramstyle == "numeric_dollar":
+        columns = ", ".join(EVENT_COLUMNS)
         marks = ", ".join(f"${n}" for n in range(1, len(EVENT_COLUMNS) + 1))
         await conn.exec_driver_sql(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
         return
-    one_row = "(" + ", ".join("?" * len(EVENT_COLUMNS)) + ")"
-    for start in range(0, len(rows), SQLITE_ROWS_PER_INSERT):
-        chunk = rows[start : start + SQLITE_ROWS_PER_INSERT]
-        values = ", ".join(itertools.repeat(one_row, len(chunk)))
+    per_statement = MAX_PARAMETERS // len(EVENT_COLUMNS)
+    for start in range(0, len(rows), per_statement):
+        chunk = rows[start : start + per_statement]
         flat = tuple(itertools.chain.from_iterable(chunk))
-        await conn.exec_driver_sql(f"INSERT INTO {table} ({columns}) VALUES {values}", flat)
+        await conn.exec_driver_sql(insert_sql(table, EVENT_COLUMNS, len(chunk)), flat)
 
 
 @functools.cache
@@ -366,13 +330,6 @@ async def _save_round(conn: AsyncConnection, row: dict[str, Any]) -> None:
     changes = {key: row[key] for key in ("salt", "deck") if row[key] is not None}
     if changes:
         await conn.execute(update(Round).where(*where).values(changes))
-
-
-def _storage_error(write: Write, exc: BaseException) -> StorageError:
-    cause = getattr(exc, "orig", None) or exc
-    error = StorageError(f"{write.what} was not stored: {cause}")
-    error.__cause__ = exc
-    return error
 
 
 def _fail(write: Write, error: StorageError) -> None:
