@@ -82,6 +82,10 @@ class MatchService:
         self.wall_ms = wall_ms
         self.telemetry = telemetry
         self._actors: dict[str, MatchActor] = {}
+        self._live: set[str] = set()
+        """The ids of the actors whose match is waiting or being played: admission reads their
+        count for every new match, and at the live-match cap for every refused request too
+        (issue 10), so it is kept as each match ends rather than counted across every actor."""
         self.residency = Residency(finished_ttl_ms, idle_ttl_ms, self._evict)
         self._closing: set[asyncio.Task[None]] = set()
         self.ended = EndedMatches(store)
@@ -120,6 +124,7 @@ class MatchService:
         for actor in list(self._actors.values()):
             await actor.close()
         self._actors.clear()
+        self._live.clear()
 
     async def stop(self) -> None:
         await self.failover.stop()
@@ -190,6 +195,8 @@ class MatchService:
             self.telemetry,
         )
         self._actors[match_id] = actor
+        if state.is_live:
+            self._live.add(match_id)
         return actor
 
     def _admit_challenge(self, creator: Player) -> None:
@@ -219,6 +226,7 @@ class MatchService:
 
     def _on_actor_change(self, actor: MatchActor) -> None:
         if not actor.is_live:
+            self._live.discard(actor.id)
             self.residency.ended(actor.id)
 
     def unwatched(self, match_id: str) -> None:
@@ -236,6 +244,7 @@ class MatchService:
         """Close a finished actor: its sockets are told to reconnect, and find() then serves
         the match from the store."""
         actor = self._actors.pop(match_id, None)
+        self._live.discard(match_id)
         if actor is None:
             return
         self.chat.forget(match_id)
@@ -282,7 +291,7 @@ class MatchService:
 
     def live_count(self) -> int:
         """Matches in memory that are waiting or being played."""
-        return sum(1 for actor in self._actors.values() if actor.is_live)
+        return len(self._live)
 
     def summaries(
         self, *statuses: MatchStatus, mode: MatchMode | None = None
@@ -396,6 +405,7 @@ class MatchService:
         """Close the actors of matches handed to a peer: this server runs them no more."""
         for match_id in match_ids:
             actor = self._actors.pop(match_id, None)
+            self._live.discard(match_id)
             if actor is not None:
                 await actor.close()
 
