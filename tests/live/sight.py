@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.service.decks import seeded_decks
 
 Msg = dict[str, Any]
@@ -70,7 +71,7 @@ def revealed_decks(frames: Iterable[Msg], seed: int) -> dict[int, list[str]]:
                 decks[number] = deck
     expected = seeded_decks(seed)
     for number in range(1, len(decks) + 1):
-        assert decks[number] == [t.notation() for t in expected()], f"round {number}"
+        assert decks[number] == [tile_text(t) for t in expected()], f"round {number}"
     return decks
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.service.decks import seeded_decks
 
 from .server import DECK_SEED, LiveServer, serve
@@ -101,7 +102,7 @@ def versions_of(log: list[Msg]) -> list[int]:
 def dealt_decks(rounds: int) -> dict[int, list[str]]:
     """Each round's deck in dealt order, as the fixed-deck seed gives them to every match."""
     next_deck = seeded_decks(DECK_SEED)
-    return {n: [tile.notation() for tile in next_deck()] for n in range(1, rounds + 1)}
+    return {n: [tile_text(tile) for tile in next_deck()] for n in range(1, rounds + 1)}
 
 
 def check_sight(receiver: str | None, state: Msg) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from spectacular_bid.rules.match import Phase
-from spectacular_bid.rules.notation import parse_tile
+from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.service.audience import Audience, audience_of
 from spectacular_bid.service.commands import DrawTile, PlayTile, ResignMatch, Reveal, Start
@@ -166,7 +166,7 @@ async def test_r7_5_every_pass_of_the_move_to_the_other_seat_pauses_for_reveal(
             assert actor.state.clock.running is seat
             assert actor.state.clock.decision_started_ms == table.now()
             assert actor.state.clock.delay_ms == DELAY_MS
-            assert table.view(Audience.DEVICE)["hand"] == [t.notation() for t in hand]
+            assert table.view(Audience.DEVICE)["hand"] == [tile_text(t) for t in hand]
             acted = seat
             continue
         to_act = actor.state.match.to_act

@@ -7,7 +7,7 @@ import json
 import random
 
 from spectacular_bid.rules.match import Phase
-from spectacular_bid.rules.notation import parse_tile
+from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.rules.tiles import Tile
 from spectacular_bid.service.actor import MatchActor
@@ -67,7 +67,7 @@ class Referee:
         match = self.actor.state.match
         rnd = match.round
         if rnd is not None:
-            self.decks.setdefault(rnd.number, [t.notation() for t in rnd.deck])
+            self.decks.setdefault(rnd.number, [tile_text(t) for t in rnd.deck])
         body, reveals = split_reveals(message)
         named = tiles_named(body)
         hidden = named - self.may_see(audience)
@@ -92,8 +92,8 @@ class Referee:
                 assert rnd is not None
                 self.rounds_ended_seen[audience] = self.rounds_ended_seen.get(audience, 0) + 1
                 assert event["hands"] == {
-                    "first": [t.notation() for t in rnd.hand(Seat.FIRST)],
-                    "second": [t.notation() for t in rnd.hand(Seat.SECOND)],
+                    "first": [tile_text(t) for t in rnd.hand(Seat.FIRST)],
+                    "second": [tile_text(t) for t in rnd.hand(Seat.SECOND)],
                 }
 
 

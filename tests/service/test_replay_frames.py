@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.rules.tiles import TILES
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.replay_frames import replay_frames
@@ -45,7 +46,7 @@ async def test_d4_frames_follow_every_version_with_both_hands(tables: Tables) ->
             + view["boneyard"]
         )
         # R2.1: hands, board and boneyard are always the 28 tiles, each once.
-        assert sorted(everything) == sorted(t.notation() for t in TILES)
+        assert sorted(everything) == sorted(tile_text(t) for t in TILES)
         assert len(view["hands"]["first"]) == view["hand_counts"]["first"]
     plays = [f for f in frames if " play " in f["label"]]
     assert plays

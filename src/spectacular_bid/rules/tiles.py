@@ -54,14 +54,6 @@ class Tile(int):
     def __repr__(self) -> str:
         return f"Tile.of({LOW[self]}, {HIGH[self]})"
 
-    def notation(self) -> str:
-        """``1-4``: a shim for service/, which calls it until it uses
-        :func:`spectacular_bid.rules.notation.tile_text`; remove it then. The import is in the
-        body because notation imports this module."""
-        from spectacular_bid.rules.notation import tile_text
-
-        return tile_text(self)
-
 
 def _build() -> tuple[list[Tile], list[int], list[int]]:
     tiles: list[Tile] = []

@@ -40,7 +40,13 @@ from spectacular_bid.rules.actions import (
 )
 from spectacular_bid.rules.board import Place
 from spectacular_bid.rules.errors import NotationError
-from spectacular_bid.rules.notation import parse_place, parse_seat, parse_tile, place_text
+from spectacular_bid.rules.notation import (
+    parse_place,
+    parse_seat,
+    parse_tile,
+    place_text,
+    tile_text,
+)
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
 from spectacular_bid.service.commands import (
@@ -64,11 +70,11 @@ from spectacular_bid.service.ports import JSON
 
 
 def _tiles(tiles: tuple[Tile, ...] | None) -> list[str] | None:
-    return None if tiles is None else [t.notation() for t in tiles]
+    return None if tiles is None else [tile_text(t) for t in tiles]
 
 
 def _tile(tile: Tile | None) -> str | None:
-    return None if tile is None else tile.notation()
+    return None if tile is None else tile_text(tile)
 
 
 def _place(place: Place | None) -> str | None:

@@ -6,6 +6,7 @@ whoever made it (issue 9 §2: the round rows and the header go in the version's 
 
 from __future__ import annotations
 
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.service.codec import clock_json, command_json, event_json
 from spectacular_bid.service.ports import EventRecord, MatchRecord, RatedResult, RoundRecord
 from spectacular_bid.service.rated import is_rated
@@ -33,7 +34,7 @@ def round_records(match_id: str, entry: Entry) -> list[RoundRecord]:
             row.number,
             row.commitment,
             row.salt,
-            None if row.deck is None else [t.notation() for t in row.deck],
+            None if row.deck is None else [tile_text(t) for t in row.deck],
         )
         for row in entry.rounds
     ]

@@ -12,13 +12,14 @@ import hashlib
 import hmac
 from collections.abc import Sequence
 
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.rules.tiles import Tile
 from spectacular_bid.service.commands import DealSeed
 from spectacular_bid.service.events import DeckCommitted, DeckRevealed
 
 
 def deck_text(deck: Sequence[Tile]) -> str:
-    return " ".join(t.notation() for t in deck)
+    return " ".join(tile_text(t) for t in deck)
 
 
 def deck_commitment(deck: Sequence[Tile], salt: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from spectacular_bid.clock import ClockSettings, MatchClock
 from spectacular_bid.rules.actions import Abort, AbortReason, Flag
 from spectacular_bid.rules.errors import RulesError
-from spectacular_bid.rules.notation import parse_tile
+from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.service.codec import clock_json, command_json, event_json, parse_command
 from spectacular_bid.service.commands import (
@@ -347,7 +347,7 @@ def _check_rounds(document: MatchDocument, replayer: Replay) -> None:
         check(where, "number", number, row["number"])
         check(where, "commitment", deck_commitment(deal.deck, deal.salt), row["commitment"])
         check(where, "salt", deal.salt, row["salt"])
-        check(where, "deck", [t.notation() for t in deal.deck], row["deck"])
+        check(where, "deck", [tile_text(t) for t in deal.deck], row["deck"])
         try:
             tiles = [parse_tile(t) for t in row["deck"]]
         except ValueError:

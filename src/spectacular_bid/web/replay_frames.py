@@ -9,6 +9,7 @@ has ended (D4).
 from __future__ import annotations
 
 from spectacular_bid.rules.match import Match, Phase
+from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.views import view_for
 from spectacular_bid.service.describe import command_text
@@ -27,12 +28,12 @@ def _view(match: Match) -> JSON:
         None
         if rnd is None
         else {
-            "first": [t.notation() for t in rnd.hand(Seat.FIRST)],
-            "second": [t.notation() for t in rnd.hand(Seat.SECOND)],
+            "first": [tile_text(t) for t in rnd.hand(Seat.FIRST)],
+            "second": [tile_text(t) for t in rnd.hand(Seat.SECOND)],
         }
     )
     view["boneyard"] = (
-        [t.notation() for t in rnd.boneyard_left()]
+        [tile_text(t) for t in rnd.boneyard_left()]
         if rnd is not None and match.phase is not Phase.AWAITING_DEAL
         else None
     )
