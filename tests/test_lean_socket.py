@@ -14,7 +14,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import InvalidStatus
 from websockets.http11 import Request, Response
 
-from spectacular_bid.bench.lean_socket import LeanSocket, open_socket
+from spectacular_bid.bench.lean_socket import LeanSocket, abort_connected, open_socket
 
 Handler = Callable[[ServerConnection], Awaitable[None]]
 
@@ -119,3 +119,22 @@ def test_nothing_listening_raises() -> None:
 
     with pytest.raises(ConnectionRefusedError):
         asyncio.run(run())
+
+
+def test_what_is_still_connected_at_the_end_of_a_run_is_aborted() -> None:
+    """A slot cancelled while it had a socket open leaves it connected; the run ends every
+    such connection before its loop closes (a loop closed over an open transport hung)."""
+
+    async def handler(ws: ServerConnection) -> None:
+        await ws.wait_closed()
+
+    async def run() -> tuple[int, bool, int]:
+        async with serving(handler) as uri:
+            left = [await open_socket(uri, 5) for _ in range(3)]
+            closed = await open_socket(uri, 5)
+            await closed.close()
+            aborted = await abort_connected()
+            await asyncio.wait_for(asyncio.gather(*(s.closed for s in left)), 5)
+            return aborted, all(s.closed.done() for s in left), await abort_connected()
+
+    assert asyncio.run(run()) == (3, True, 0)

@@ -26,6 +26,8 @@ from websockets.uri import parse_uri
 MAX_SIZE: Final = 2**22
 """The largest message read: a ``state`` of a long match carries its whole move log."""
 CLOSE_TIMEOUT_S: Final = 5.0
+_CONNECTED: set[LeanSocket] = set()
+"""Every socket whose TCP connection is up: what :func:`abort_connected` ends."""
 
 
 class LeanSocket(asyncio.Protocol):
@@ -34,7 +36,7 @@ class LeanSocket(asyncio.Protocol):
     connection has ended, whoever ended it."""
 
     def __init__(self, uri: str) -> None:
-        loop = asyncio.get_running_loop()
+        self._loop = loop = asyncio.get_running_loop()
         self._protocol = ClientProtocol(parse_uri(uri), max_size=MAX_SIZE)
         self._transport: asyncio.Transport | None = None
         self._fragments: list[bytes] = []
@@ -68,6 +70,7 @@ class LeanSocket(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
+        _CONNECTED.add(self)
         self._protocol.send_request(self._protocol.connect())
         self._flush()
 
@@ -81,6 +84,7 @@ class LeanSocket(asyncio.Protocol):
         return None
 
     def connection_lost(self, exc: Exception | None) -> None:
+        _CONNECTED.discard(self)
         if self._protocol.state is not State.CLOSED:
             self._protocol.state = State.CLOSED  # ended without a closing handshake: 1006
         if not self.opened.done():
@@ -159,7 +163,21 @@ class LeanSocket(asyncio.Protocol):
             elif transport.can_write_eof():
                 transport.write_eof()
         if self._closing is None and self._protocol.close_expected():
-            self._closing = asyncio.get_running_loop().call_later(CLOSE_TIMEOUT_S, transport.close)
+            if self._loop.is_closed() or not self._loop.is_running():
+                transport.abort()  # the run is over: nobody would wait for the server
+                return
+            self._closing = self._loop.call_later(CLOSE_TIMEOUT_S, transport.close)
+
+
+async def abort_connected() -> int:
+    """End every connection still up at once (a slot cancelled while it opened one, say), so
+    that the run's loop closes with no transport left; how many there were."""
+    left = [socket for socket in _CONNECTED if socket._transport is not None]
+    for socket in left:
+        assert socket._transport is not None
+        socket._transport.abort()
+    await asyncio.sleep(0)  # their connection_lost runs
+    return len(left)
 
 
 async def open_socket(uri: str, timeout_s: float) -> LeanSocket:

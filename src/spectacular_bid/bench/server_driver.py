@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from spectacular_bid.bench.lean_socket import LeanSocket, open_socket
+from spectacular_bid.bench.lean_socket import LeanSocket, abort_connected, open_socket
 from spectacular_bid.bench.server_players import Player, Stats, spectate
 from spectacular_bid.bench.server_process import cpu_seconds, rss_kb
 
@@ -384,6 +384,7 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     for task in tasks + passive:
         task.cancel()
     await asyncio.gather(*tasks, *passive, return_exceptions=True)
+    await abort_connected()
     for client in driver.clients:
         await client.aclose()
     return stats
