@@ -79,7 +79,7 @@ class RedisBus:
         self._tasks = []
         if self._pubsub is not None:
             with contextlib.suppress(*_CONNECTION_ERRORS):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self._pubsub.aclose()
         if self._client is not None:
             with contextlib.suppress(*_CONNECTION_ERRORS):
                 await self._client.aclose()
@@ -153,7 +153,7 @@ class RedisBus:
         assert self._client is not None
         if self._pubsub is not None:
             with contextlib.suppress(*_CONNECTION_ERRORS):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await self._pubsub.aclose()
         self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         await self._pubsub.subscribe(*self._handlers)
         self._up = True
