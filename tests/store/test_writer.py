@@ -4,6 +4,7 @@ no ``database is locked`` on SQLite."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import gc
 import json
 import signal
@@ -23,6 +24,7 @@ from sqlalchemy.sql.selectable import Alias
 from spectacular_bid.service.ports import MatchStatus, RoundRecord, StorageError
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
+from spectacular_bid.store.writer import RELEASE_CHUNK
 
 from .conftest import Database
 from .factories import event, match, player, seed
@@ -298,6 +300,48 @@ async def test_work_asked_for_runs_before_the_next_batch_and_its_failure_stops_n
     await store.append([event("m1", 3)])
     assert [e.version for e in await store.events("m1")] == [1, 2, 3]
     assert seen == [0]
+
+
+async def test_a_large_batch_tells_its_callers_a_chunk_per_turn_of_the_loop(
+    store: SqlStore,
+) -> None:
+    """Each caller that hears back goes on in the loop's next turn; a batch a slow commit let
+    grow must not make that turn as long as all its callers together (issue 10 item 2)."""
+    matches = [f"m{i}" for i in range(350)]
+    await seed(store, *matches)
+    turn = 0
+
+    def count_turns() -> None:
+        nonlocal turn
+        turn += 1
+        loop.call_soon(count_turns)
+
+    loop = asyncio.get_running_loop()
+    loop.call_soon(count_turns)
+    hold = asyncio.Event()
+
+    async def slow_commit() -> None:  # the writer waits here while every append is queued
+        await hold.wait()
+
+    returned_in: list[int] = []
+
+    async def append(match_id: str) -> None:
+        await store.append([event(match_id, 1)])
+        returned_in.append(turn)
+
+    store.writer.before_next_batch(slow_commit)
+    appends = [asyncio.create_task(append(m)) for m in matches]
+    await asyncio.sleep(0.05)
+    batches = store.writer.batches
+    hold.set()
+    await asyncio.gather(*appends)
+    assert store.writer.batches - batches <= 2  # one batch, or the first append and the rest
+    per_turn = collections.Counter(returned_in)
+    assert sum(per_turn.values()) == len(matches)
+    assert max(per_turn.values()) <= RELEASE_CHUNK
+    assert len(per_turn) >= len(matches) // RELEASE_CHUNK
+    for match_id in matches:
+        assert [e.version for e in await store.events(match_id)] == [1]
 
 
 async def test_header_writes_leave_no_reference_cycle(store: SqlStore) -> None:
