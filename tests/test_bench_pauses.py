@@ -5,6 +5,8 @@ through the window, not once at its end."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
 from typing import Any
 
 import pytest
@@ -66,3 +68,53 @@ def test_the_longest_pauses_say_what_the_loop_did() -> None:
         {"lag_ms": 40, "cpu_ms": 139, "preempted": 1},
     ]
     assert _max_pause_ms(stats) == 139
+
+
+def test_a_stall_after_the_window_is_not_the_windows() -> None:
+    """The window ends at its last reading of the server's health; a stall the server lists
+    after it (one the instrument's own end of window caused) is left out."""
+    stats = Stats(window_start={"now_ms": 1_000}, window_end={"now_ms": 2_000})
+    stats.note_pauses(
+        {
+            "pauses": [
+                {"at_ms": 1_500, "lag_ms": 40, "cpu_ms": 90, "preempted": 3},
+                {"at_ms": 2_000, "lag_ms": 30, "cpu_ms": 80, "preempted": 2},
+                {"at_ms": 2_100, "lag_ms": 197, "cpu_ms": 262, "preempted": 83},
+            ]
+        }
+    )
+    assert _max_pause_ms(stats) == 40
+    assert [p["lag_ms"] for p in longest_pauses(stats)] == [40, 30]
+
+
+class Instrumented:
+    """A server whose every end reading notes whether the load generator's collector was on."""
+
+    def __init__(self) -> None:
+        self.collector_on: list[bool] = []
+
+    async def health(self) -> dict[str, Any]:
+        self.collector_on.append(gc.isenabled())
+        return {"now_ms": 5_000, "pauses": [{"at_ms": 4_990, "lag_ms": 25}]}
+
+    async def relay_counts(self) -> list[tuple[float, float]]:
+        self.collector_on.append(gc.isenabled())
+        return [(0.001, 3.0), (float("inf"), 4.0)]
+
+
+def test_the_window_ends_before_the_generators_collector_runs_again() -> None:
+    """The load generator's first collection after a long window takes seconds; read at the
+    window's end after it, the server showed the burst of commands that the pause then sent
+    as the window's longest stall."""
+    server, stats = Instrumented(), Stats(window_start={"now_ms": 1_000})
+    gc.disable()
+    try:
+        asyncio.run(server_driver.close_window(server, stats, [os.getpid()], [(0.001, 1.0)]))
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+    assert server.collector_on == [False, False]
+    assert stats.window_end["now_ms"] == 5_000
+    assert _max_pause_ms(stats) == 25
+    assert stats.window_end_rss_kb > 0
+    assert stats.relay_p99_ms is not None

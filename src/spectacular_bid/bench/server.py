@@ -113,10 +113,21 @@ def _growth_percent(start_kb: int, end_kb: int) -> float | None:
     return round(100 * (end_kb - start_kb) / start_kb, 2)
 
 
+def window_pauses(stats: Stats) -> list[tuple[int, int, tuple[int | None, int | None]]]:
+    """``(lag_ms, at_ms, (cpu_ms, preempted))`` of each stall that ended within the measured
+    window: after its first reading of the server's health, and no later than its last."""
+    start_ms = stats.window_start.get("now_ms", 0)
+    end_ms = stats.window_end.get("now_ms")
+    return [
+        (lag, at, usage)
+        for (at, lag), usage in stats.pauses.items()
+        if at >= start_ms and (end_ms is None or at <= end_ms)
+    ]
+
+
 def _max_pause_ms(stats: Stats) -> int:
     """The server's longest loop stall within the measured window (issue 10)."""
-    start_ms = stats.window_start.get("now_ms", 0)
-    return max((lag_ms for at_ms, lag_ms in stats.pauses if at_ms >= start_ms), default=0)
+    return max((lag for lag, _, _ in window_pauses(stats)), default=0)
 
 
 LONGEST_PAUSES: Final = 5
@@ -126,8 +137,7 @@ def longest_pauses(stats: Stats) -> list[dict[str, int | None]]:
     """The window's longest stalls with what the loop's thread did through each (its CPU ms
     over the tick's interval, and its preemptions), to tell the server's own work from a
     machine whose cores the load generator shares."""
-    start_ms = stats.window_start.get("now_ms", 0)
-    within = [(lag, at, usage) for (at, lag), usage in stats.pauses.items() if at >= start_ms]
+    within = window_pauses(stats)
     within.sort(key=lambda pause: (-pause[0], pause[1]))
     return [
         {"lag_ms": lag, "cpu_ms": cpu, "preempted": preempted}
