@@ -10,6 +10,7 @@ import signal
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import httpx
 from websockets.asyncio.client import connect
@@ -32,6 +33,13 @@ async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def _waits_on_the_player(view: dict[str, Any]) -> bool:
+    if view["status"] in ("finished", "aborted"):
+        return False
+    awaiting_start = view["phase"] == "awaiting_deal" and not view["ready"][view["audience"]]
+    return bool(view.get("legal")) or awaiting_start
+
+
 async def test_a_bot_match_is_handed_over_and_played_to_its_end(
     target: Target, tmp_path: Path, redis_url: str
 ) -> None:
@@ -45,8 +53,15 @@ async def test_a_bot_match_is_handed_over_and_played_to_its_end(
             assert made.status_code == 201, made.text
         match_id = made.json()["id"]
         before = Seat(await connect(a.ws_url(match_id, ann), compression=None), random.Random(1))
-        reading = asyncio.create_task(before.read(before.on_frame))
-        await until(lambda: before.version >= 10)
+
+        def ann_stops_at_version_10(frame: dict[str, Any]) -> None:
+            before.acting = before.version < 10
+            before.on_frame(frame)
+
+        reading = asyncio.create_task(before.read(ann_stops_at_version_10))
+        # With the computer's delay at 0 the match could end before the SIGTERM lands: it is
+        # stood waiting on Ann instead, her decision's clock running or her Start awaited.
+        await until(lambda: before.version >= 10 and _waits_on_the_player(before.match))
 
         a.process.send_signal(signal.SIGTERM)
         await asyncio.wait_for(before.ws.wait_closed(), 10)
