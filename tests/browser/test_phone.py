@@ -80,7 +80,15 @@ def screen_shot(tab: Tab, name: str) -> None:
     tab.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
 
 
+SETTLED_JS = """() => Promise.all(document.getAnimations()
+  .filter(a => a.effect && a.effect.getTiming().iterations !== Infinity)
+  .map(a => a.finished.catch(() => null)))"""
+"""Waits for every finite animation: a drawn tile flies into the hand from scale 0.7 (motion.js),
+and measured in flight it was 43×74 px. A target's size is its size at rest."""
+
+
 def small_targets(tab: Tab) -> list[str]:
+    tab.page.evaluate(SETTLED_JS)
     found = tab.page.evaluate(TARGETS_JS)
     return [
         f"{t['what']} {t['w']:.0f}×{t['h']:.0f}"
