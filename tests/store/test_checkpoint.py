@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sqlite3
 
@@ -46,7 +45,13 @@ async def test_under_steady_commits_the_log_starts_again_and_stays_bounded(
 ) -> None:
     """Under a steady stream of commits SQLite never starts its log again by itself (9.1 GB
     after 70 minutes of 2,000 matches): the writer runs a catch-up checkpoint between two
-    batches once the log is past its limit, and the next commit starts the log again."""
+    batches once the log is past its limit, and the next commit starts the log again.
+
+    The log may pass its limit by what is committed while the checkpoint that sees it past runs,
+    and until the writer's next batch: so by at most a few checkpoint intervals' commits. How many
+    commits an interval holds is measured, not assumed: on a machine busy with other work the
+    20 ms timer fires late, and the bound is about the policy, not the timer.
+    """
     engine = sqlite_database.engine()
     await upgrade_to_head(engine)
     path = engine.url.database
@@ -57,19 +62,28 @@ async def test_under_steady_commits_the_log_starts_again_and_stays_bounded(
     checkpointer = store._checkpointer
     assert checkpointer is not None
     await seed(store, "m1")
-    largest = 0
+    wal = f"{path}-wal"
+    largest = os.path.getsize(wal)
     version = 0
-    loop = asyncio.get_running_loop()
-    until = loop.time() + 3.0
-    while loop.time() < until:  # one commit right after another, as under load
+    most_per_commit = 0  # bytes of log one commit added
+    most_per_interval = 0  # commits between two checkpoints
+    since_checkpoint = 0
+    seen = checkpointer.checkpoints
+    while (version < 2000 or checkpointer.rewinds < 2) and largest < 16 * limit:
+        if checkpointer.checkpoints != seen:
+            seen, since_checkpoint = checkpointer.checkpoints, 0
+        before = os.path.getsize(wal)
+        # one commit right after another, as under load
         await store.append([event("m1", v) for v in range(version + 1, version + 6)])
         version += 5
-        largest = max(largest, os.path.getsize(f"{path}-wal"))
+        after = os.path.getsize(wal)
+        since_checkpoint += 1
+        most_per_commit = max(most_per_commit, after - before)
+        most_per_interval = max(most_per_interval, since_checkpoint)
+        largest = max(largest, after)
     await store.close()
-    written = version * 2 * 4096  # at least two pages a commit of five
-    assert written > 8 * limit, "too few commits to tell a bounded log"
     assert checkpointer.rewinds >= 2
-    assert largest < 4 * limit
+    assert largest < limit + 3 * most_per_interval * most_per_commit
     with sqlite3.connect(path) as plain:
         count = plain.execute("SELECT count(*) FROM match_event").fetchone()[0]
     assert count == version
