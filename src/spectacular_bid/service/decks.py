@@ -6,6 +6,7 @@ place a shuffle happens.
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 from collections.abc import Callable
@@ -14,14 +15,20 @@ from spectacular_bid.rules.tiles import TILES, Tile
 
 DeckSource = Callable[[], tuple[Tile, ...]]
 
-_SYSTEM_RANDOM = secrets.SystemRandom()
+_KEY_BYTES = 16
 
 
 def secure_deck() -> tuple[Tile, ...]:
-    """A fresh order of all 28 tiles from the operating system's CSPRNG (R2.1)."""
-    deck = list(TILES)
-    _SYSTEM_RANDOM.shuffle(deck)
-    return tuple(deck)
+    """A fresh order of all 28 tiles from the operating system's CSPRNG (R2.1).
+
+    Each tile gets a 128-bit key, all from one read of the CSPRNG, and the deck is the tiles in
+    key order: every order equally likely but for two equal keys (about 2**-119 a deck). One
+    system call a deck, where ``SystemRandom().shuffle`` made one a swap: a burst of rounds
+    starting in one turn of the event loop paid 27 each (65 µs a round with its salt).
+    """
+    pool = os.urandom(_KEY_BYTES * len(TILES))
+    order = sorted(range(len(TILES)), key=lambda i: pool[i * _KEY_BYTES : (i + 1) * _KEY_BYTES])
+    return tuple(TILES[i] for i in order)
 
 
 def new_salt() -> str:
