@@ -470,16 +470,25 @@ def expect_number(tab: Tab, selector: str, want: int, what: str = "") -> None:
 
 def shown_match_id(tab: Tab, creator: str, mode: str) -> str:
     """The match this page shows: from its URL (``/m/{id}``), else the newest live match of
-    ``mode`` created by ``creator`` in the lobby."""
-    found = re.search(r"/m/([A-Za-z0-9_-]+)", tab.page.url)
-    if found:
-        return found.group(1)
-    lobby = tab.api("/api/lobby")
-    for item in lobby["live"] + lobby["open_challenges"]:
-        if item["first"] == creator and item["mode"] == mode:
-            match_id: str = item["id"]
-            return match_id
-    raise AssertionError(f"{tab.name}: no {mode} match of {creator!r} in the lobby")
+    ``mode`` created by ``creator`` in the lobby; waited for, as a click that creates the match
+    answers only once the server has stored it."""
+
+    def find() -> str | None:
+        found = re.search(r"/m/([A-Za-z0-9_-]+)", tab.page.url)
+        if found:
+            return found.group(1)
+        lobby = tab.api("/api/lobby")
+        for item in lobby["live"] + lobby["open_challenges"]:
+            if item["first"] == creator and item["mode"] == mode:
+                match_id: str = item["id"]
+                return match_id
+        return None
+
+    shown = eventually(
+        tab, find, lambda found: found is not None, f"no {mode} match of {creator!r} in the lobby"
+    )
+    assert shown is not None
+    return shown
 
 
 def seated(ann: Tab, bob: Tab) -> tuple[str, dict[str, Tab]]:
