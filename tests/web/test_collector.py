@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
+import threading
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from service.replayed import StoredMatches
+from spectacular_bid.bench.server import longest_collections
+from spectacular_bid.bench.server_process import long_collection_lines
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.state import MatchState
 from spectacular_bid.web import collector as collector_module
 from spectacular_bid.web.app import create_app
-from spectacular_bid.web.collector import NEVER, Collector
+from spectacular_bid.web.collector import LONG_COLLECTION_LOG, NEVER, Collector
 from spectacular_bid.web.room import Room
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.subscriber import Subscriber
@@ -115,3 +119,64 @@ async def test_an_ended_match_and_its_sockets_leave_no_reference_cycle(
         gc.set_debug(0)
         gc.garbage.clear()
     assert left == []
+
+
+async def test_a_long_collection_is_logged_saying_what_it_was(
+    running: Collector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A collection past ``LONG_MS`` is a pause charged to every running clock: the warning
+    says whether it was a round, a sweep or automatic, so that a benchmark's long pause can be
+    told apart afterwards (``specbid bench server`` lists these lines, longest first)."""
+    monkeypatch.setattr(collector_module, "LONG_MS", -1.0)  # every collection is "long" here
+    running.start()
+    gc.disable()  # only the collections made here: none started by an allocation meanwhile
+    try:
+        with caplog.at_level(logging.WARNING, logger=collector_module.__name__):
+            running.round()
+            running.sweep()
+            gc.collect(0)
+    finally:
+        gc.enable()
+        await running.stop()
+    said = [r.getMessage() for r in caplog.records if r.name == collector_module.__name__]
+    assert [line.split(": ", 1)[1].split(",")[:2] for line in said] == [
+        ["round", " generation 2"],
+        ["sweep", " generation 2"],
+        ["automatic", " generation 0"],
+    ]
+    assert all(line.startswith(LONG_COLLECTION_LOG) for line in said)
+    assert all(line.endswith(f"on thread {threading.current_thread().name}") for line in said)
+    # What the benchmark reads out of a server's log: the lines, whatever their prefix, and
+    # the longest first.
+    found = long_collection_lines(caplog.text)
+    assert [line.split(": ", 1)[1].split(",")[0] for line in found] == [
+        "round",
+        "sweep",
+        "automatic",
+    ]
+    made_up = [f"{LONG_COLLECTION_LOG} {ms} ms: round" for ms in (60, 229, 75, 51, 140, 99)]
+    assert longest_collections(made_up) == [made_up[i] for i in (1, 4, 5, 2, 0)]
+
+
+async def test_a_collection_on_another_thread_during_a_round_is_automatic(
+    running: Collector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The round's label belongs to the loop's thread: a collection that another thread (the
+    store's writer) started is automatic, whatever the loop is doing."""
+    monkeypatch.setattr(collector_module, "LONG_MS", -1.0)
+    running.start()
+    gc.disable()
+    try:
+        with caplog.at_level(logging.WARNING, logger=collector_module.__name__):
+            running._ours = ("round", threading.get_ident())
+            worker = threading.Thread(target=gc.collect, args=(1,), name="writer")
+            worker.start()
+            worker.join()
+            running._ours = None
+    finally:
+        gc.enable()
+        await running.stop()
+    said = [r.getMessage() for r in caplog.records if r.name == collector_module.__name__]
+    assert len(said) == 1
+    assert ": automatic, generation 1," in said[0]
+    assert said[0].endswith("on thread writer")

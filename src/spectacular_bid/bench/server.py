@@ -10,8 +10,9 @@ the server's CPU and peak RSS; and, for admission control (issue 10), the matche
 and the creations and joins ``refused`` (a refused slot tries again after ``Retry-After``), the
 longest event-loop stall in the window (``max_pause_ms``, from the server's ``/api/health``), the
 longest few with the loop thread's CPU and preemptions through each (``longest_pauses``: worked,
-preempted by the load generator on the shared cores, or blocked) and the server's memory per
-open socket.
+preempted by the load generator on the shared cores, or blocked), the server's garbage
+collections over 50 ms as its log describes them (``long_collections``, ``longest_collections``)
+and the server's memory per open socket.
 
 The run is three parts, each in its own module: the server process under test
 (:mod:`~spectacular_bid.bench.server_process`), the load that drives it
@@ -28,6 +29,7 @@ import uvloop
 from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive, longest_run_s
 from spectacular_bid.bench.server_players import Stats
 from spectacular_bid.bench.server_process import peak_rss_mb, serving_several
+from spectacular_bid.web.collector import LONG_COLLECTION_LOG
 
 
 def run(
@@ -55,11 +57,17 @@ def run(
         stats = uvloop.run(drive([server.base for server in servers], load, pids))
         rss_mb = sum(peak_rss_mb(pid) for pid in pids)
     stalls = [line for server in servers for line in server.stalls]
-    return _report(load, stats, rss_mb, stalls, processes)
+    collections = [line for server in servers for line in server.long_collections]
+    return _report(load, stats, rss_mb, stalls, processes, collections)
 
 
 def _report(
-    load: Load, stats: Stats, rss_mb: float, stalls: list[str], processes: int
+    load: Load,
+    stats: Stats,
+    rss_mb: float,
+    stalls: list[str],
+    processes: int,
+    long_collections: list[str],
 ) -> dict[str, object]:
     seconds = load.seconds
     lateness = stats.flag_lateness_ms
@@ -97,6 +105,8 @@ def _report(
         "never_admitted_slots": len(stats.refused_slots - stats.connected_slots),
         "max_pause_ms": _max_pause_ms(stats),
         "longest_pauses": longest_pauses(stats),
+        "long_collections": len(long_collections),
+        "longest_collections": longest_collections(long_collections),
         "server_open_sockets": stats.window_end.get("open_sockets"),
         "server_rss_per_socket_kb": _rss_per_socket_kb(stats),
         "server_rss_growth_percent": _growth_percent(
@@ -104,6 +114,17 @@ def _report(
         ),
         "relay_p99_ms": stats.relay_p99_ms,
     }
+
+
+def longest_collections(lines: list[str]) -> list[str]:
+    """The servers' :data:`LONGEST_COLLECTIONS` longest garbage collections of the whole run
+    (warm-up too), longest first, as their logs describe them: a pause in ``longest_pauses``
+    that a collection caused is explained here."""
+    return sorted(lines, key=_collection_ms, reverse=True)[:LONGEST_COLLECTIONS]
+
+
+def _collection_ms(line: str) -> float:
+    return float(line.removeprefix(LONG_COLLECTION_LOG).split()[0])
 
 
 def _growth_percent(start_kb: int, end_kb: int) -> float | None:
@@ -131,6 +152,7 @@ def _max_pause_ms(stats: Stats) -> int:
 
 
 LONGEST_PAUSES: Final = 5
+LONGEST_COLLECTIONS: Final = 5
 
 
 def longest_pauses(stats: Stats) -> list[dict[str, int | None]]:

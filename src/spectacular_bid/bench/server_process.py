@@ -20,6 +20,8 @@ from typing import IO
 
 import httpx
 
+from spectacular_bid.web.collector import LONG_COLLECTION_LOG
+
 _SERVE = (sys.executable, "-m", "spectacular_bid", "serve")
 _STALL_LOG = "event loop stalled"
 """What the server logs when its loop stalls past the D5 threshold (running matches abort)."""
@@ -47,6 +49,9 @@ class ServerProcess:
     pid: int
     stalls: list[str] = field(default_factory=list)
     """Every loop-stall line of its log (D5); filled in when the process has stopped."""
+    long_collections: list[str] = field(default_factory=list)
+    """What its log says of each garbage collection that took long (``web/collector.py``),
+    from the warning's own words on; filled in when the process has stopped."""
 
 
 def _free_port() -> int:
@@ -129,6 +134,17 @@ def _stop(server: ServerProcess, process: subprocess.Popen[bytes], log: IO[bytes
     log.seek(0)
     text = log.read().decode(errors="replace")
     server.stalls = [line.strip() for line in text.splitlines() if _STALL_LOG in line]
+    server.long_collections = long_collection_lines(text)
+
+
+def long_collection_lines(log_text: str) -> list[str]:
+    """Each long-collection warning of a server's log, from its own words on (the log's prefix
+    of time and level left out)."""
+    return [
+        line[line.index(LONG_COLLECTION_LOG) :].strip()
+        for line in log_text.splitlines()
+        if LONG_COLLECTION_LOG in line
+    ]
 
 
 def _wait_ready(base: str, process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
