@@ -145,6 +145,7 @@ async def test_a_long_collection_is_logged_saying_what_it_was(
         ["automatic", " generation 0"],
     ]
     assert all(line.startswith(LONG_COLLECTION_LOG) for line in said)
+    assert all(" ms of CPU): " in line for line in said)
     assert all(line.endswith(f"on thread {threading.current_thread().name}") for line in said)
     # What the benchmark reads out of a server's log: the lines, whatever their prefix, and
     # the longest first.

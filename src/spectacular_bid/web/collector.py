@@ -21,8 +21,9 @@ So the server runs the collector itself:
 
 Every collection's duration is recorded, for ``/api/health`` and the benchmarks. One longer
 than :data:`LONG_MS` is logged as a warning saying what it was (a round, a sweep or an automatic
-collection), its generation, what it freed and on which thread: a pause that long is charged to
-every running clock, and once the collection is over nothing else can tell which it was.
+collection), its generation, what it freed, on which thread and how much of it was that thread's
+CPU (the rest it was preempted, on cores it shares): a pause that long is charged to every
+running clock, and once the collection is over nothing else can tell which it was.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class Collector:
         self._clocks_running = clocks_running
         self._task: asyncio.Task[None] | None = None
         self._started_ns: int | None = None
+        self._started_cpu_ns = 0
         self._last_sweep_s = time.monotonic()
         self._saved_thresholds = gc.get_threshold()
         self.max_pause_ms = 0.0
@@ -131,17 +133,21 @@ class Collector:
     def _on_collection(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
             self._started_ns = time.perf_counter_ns()
+            self._started_cpu_ns = time.thread_time_ns()
         elif self._started_ns is not None:
             took_ms = (time.perf_counter_ns() - self._started_ns) / 1e6
+            cpu_ms = (time.thread_time_ns() - self._started_cpu_ns) / 1e6
             self._started_ns = None
             self.max_pause_ms = max(self.max_pause_ms, took_ms)
             if took_ms > LONG_MS:
                 ours = self._ours
                 kind = ours[0] if ours and ours[1] == threading.get_ident() else "automatic"
                 log.warning(
-                    "%s %.0f ms: %s, generation %s, %s objects freed, on thread %s",
+                    "%s %.0f ms (%.0f ms of CPU): %s, generation %s, %s objects freed, "
+                    "on thread %s",
                     LONG_COLLECTION_LOG,
                     took_ms,
+                    cpu_ms,
                     kind,
                     info.get("generation"),
                     info.get("collected"),
