@@ -101,25 +101,24 @@ class Collector:
 
     def round(self) -> None:
         """Collect what survived since the last round, then freeze the rest."""
-        self._ours = ("round", threading.get_ident())
-        try:
-            gc.collect()
-        finally:
-            self._ours = None
-        gc.freeze()
+        self._collect("round")
         self.rounds += 1
 
     def sweep(self) -> None:
         """Collect everything, frozen included, then freeze what is left."""
         gc.unfreeze()
-        self._ours = ("sweep", threading.get_ident())
+        self._collect("sweep")
+        self.sweeps += 1
+        self._last_sweep_s = time.monotonic()
+
+    def _collect(self, kind: str) -> None:
+        """Collect every generation (a ``kind`` for the warning meanwhile), freeze the rest."""
+        self._ours = (kind, threading.get_ident())
         try:
             gc.collect()
         finally:
             self._ours = None
         gc.freeze()
-        self.sweeps += 1
-        self._last_sweep_s = time.monotonic()
 
     async def _run(self) -> None:
         while True:
