@@ -7,13 +7,19 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from spectacular_bid.bench import server_driver
-from spectacular_bid.bench.server import _max_pause_ms, longest_pauses
+from spectacular_bid.bench.server import _max_pause_ms, longest_pauses, window_collections
 from spectacular_bid.bench.server_players import Stats
+from spectacular_bid.bench.server_process import logged_bytes
+from spectacular_bid.web.collector import LONG_COLLECTION_LOG
 
 
 class Server:
@@ -118,3 +124,33 @@ def test_the_window_ends_before_the_generators_collector_runs_again() -> None:
     assert _max_pause_ms(stats) == 25
     assert stats.window_end_rss_kb > 0
     assert stats.relay_p99_ms is not None
+
+
+def test_only_the_windows_long_collections_are_reported(tmp_path: Path) -> None:
+    """A server logs long collections in the warm-up and while it stops too (at the end of an
+    hour at the live-match cap, two while its 5,940 sockets closed): the report keeps those its
+    log received while the window was open, cut by the log's size at either end."""
+    log = tmp_path / "server.log"
+    echo = (
+        "import sys; sys.stdout.write(sys.stdin.readline()); sys.stdout.flush(); sys.stdin.read()"
+    )
+    with log.open("wb") as out:
+        warm_up = f"INFO warming up\nWARNING {LONG_COLLECTION_LOG} 70 ms: round\n".encode()
+        out.write(warm_up)
+        out.flush()
+        server = subprocess.Popen([sys.executable, "-c", echo], stdin=subprocess.PIPE, stdout=out)
+        assert server.stdin is not None
+        opened = logged_bytes(server.pid)
+        server.stdin.write(f"WARNING {LONG_COLLECTION_LOG} 61 ms: sweep\n".encode())
+        server.stdin.flush()
+        deadline = time.monotonic() + 10
+        while logged_bytes(server.pid) == opened and time.monotonic() < deadline:
+            time.sleep(0.01)
+        closed = logged_bytes(server.pid)
+        server.stdin.close()
+        server.wait()
+        out.write(f"WARNING {LONG_COLLECTION_LOG} 64 ms: round\n".encode())
+    whole = log.read_bytes()
+    assert (opened, closed) == (len(warm_up), whole.index(b"WARNING", len(warm_up) + 1))
+    assert window_collections(whole, (opened, closed)) == [f"{LONG_COLLECTION_LOG} 61 ms: sweep"]
+    assert len(window_collections(whole, None)) == 3

@@ -20,7 +20,7 @@ import httpx
 
 from spectacular_bid.bench.lean_socket import LeanSocket, abort_connected, open_socket
 from spectacular_bid.bench.server_players import Player, Stats, spectate
-from spectacular_bid.bench.server_process import cpu_seconds, rss_kb
+from spectacular_bid.bench.server_process import cpu_seconds, logged_bytes, rss_kb
 
 _TIMEOUT_BANK_MS = 1_500
 _TIMEOUT_DELAY_MS = 500
@@ -322,6 +322,9 @@ async def close_window(
     stats.window_end = await driver.health()
     stats.note_pauses(stats.window_end)
     stats.window_end_rss_kb = sum(rss_kb(pid) for pid in server_pids)
+    stats.window_log_bytes = {
+        pid: (opened, logged_bytes(pid)) for pid, (opened, _) in stats.window_log_bytes.items()
+    }
     stats.relay_p99_ms = relay_p99_ms(relayed_before, await driver.relay_counts())
     gc.enable()
 
@@ -397,6 +400,7 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     client_cpu_before = cpu_seconds(os.getpid())
     stats.window_start = await driver.health()
     stats.window_start_rss_kb = sum(rss_kb(pid) for pid in server_pids)
+    stats.window_log_bytes = {pid: (logged_bytes(pid), 0) for pid in server_pids}
     relayed_before = await driver.relay_counts()
     driver.window_open.set()
     await _watch_pauses(driver, stats, seconds)

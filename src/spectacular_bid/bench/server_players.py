@@ -63,6 +63,9 @@ class Stats:
     idle_rss_kb: int = 0
     window_start_rss_kb: int = 0
     window_end_rss_kb: int = 0
+    window_log_bytes: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Each server's (pid's) log size as the window opened and as it closed: a server also
+    logs before the window, and when it stops (thousands of sockets closing at once)."""
     measuring: bool = False
 
     def note_pauses(self, health: dict[str, Any]) -> None:

@@ -49,9 +49,8 @@ class ServerProcess:
     pid: int
     stalls: list[str] = field(default_factory=list)
     """Every loop-stall line of its log (D5); filled in when the process has stopped."""
-    long_collections: list[str] = field(default_factory=list)
-    """What its log says of each garbage collection that took long (``web/collector.py``),
-    from the warning's own words on; filled in when the process has stopped."""
+    log: bytes = b""
+    """All it logged (stdout and stderr, one file); filled in when the process has stopped."""
 
 
 def _free_port() -> int:
@@ -76,6 +75,12 @@ def rss_kb(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def logged_bytes(pid: int) -> int:
+    """How many bytes server ``pid`` has logged so far: taken as a window opens and closes,
+    they cut out of its log what it said inside the window (:func:`long_collection_lines`)."""
+    return os.stat(f"/proc/{pid}/fd/1").st_size
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -132,14 +137,14 @@ def _stop(server: ServerProcess, process: subprocess.Popen[bytes], log: IO[bytes
         process.kill()
         process.wait()
     log.seek(0)
-    text = log.read().decode(errors="replace")
+    server.log = log.read()
+    text = server.log.decode(errors="replace")
     server.stalls = [line.strip() for line in text.splitlines() if _STALL_LOG in line]
-    server.long_collections = long_collection_lines(text)
 
 
 def long_collection_lines(log_text: str) -> list[str]:
-    """Each long-collection warning of a server's log, from its own words on (the log's prefix
-    of time and level left out)."""
+    """Each long-collection warning of a server's log (or of the part a window cut out of it),
+    from its own words on (the log's prefix of time and level left out)."""
     return [
         line[line.index(LONG_COLLECTION_LOG) :].strip()
         for line in log_text.splitlines()
