@@ -27,10 +27,11 @@ from spectacular_bid.web.identity import (
     set_token_cookie,
     token_of,
 )
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.routes.session import PlayerOut
 
-router = APIRouter(tags=["accounts"])
+router = APIRouter(tags=["accounts"], route_class=StrictJsonRoute)
 
 Password = Field(min_length=1, max_length=4 * PASSWORD_MAX, examples=["correct horse battery"])
 NewPassword = Field(

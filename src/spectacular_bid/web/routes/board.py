@@ -16,10 +16,11 @@ from spectacular_bid.rules.notation import parse_moves
 from spectacular_bid.rules.views import board_view_of
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.errors import responses
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.snapshot import BoardSnapshot
 from spectacular_bid.web.view_json import to_json
 
-router = APIRouter(prefix="/api/board", tags=["rules"])
+router = APIRouter(prefix="/api/board", tags=["rules"], route_class=StrictJsonRoute)
 
 MOVES_MAX = 1000
 """Room for all 28 tiles in the longest notation (``6-6@6-5:branchA`` is 15 characters)."""

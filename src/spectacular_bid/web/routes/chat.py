@@ -15,9 +15,10 @@ from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.chat_messages import ChatHistory, ChatLineModel, line_json
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.identity import Caller
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.room import audience_for
 
-router = APIRouter(prefix="/api/matches", tags=["matches"])
+router = APIRouter(prefix="/api/matches", tags=["matches"], route_class=StrictJsonRoute)
 
 
 @router.get(

@@ -11,10 +11,11 @@ from fastapi import APIRouter, Request
 
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.collector import Collector
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.socket_caps import SocketCaps
 
-router = APIRouter(prefix="/api/health", tags=["health"])
+router = APIRouter(prefix="/api/health", tags=["health"], route_class=StrictJsonRoute)
 
 
 class Pause(WireModel):

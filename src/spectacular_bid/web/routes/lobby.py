@@ -14,12 +14,13 @@ from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.rematches import StandingOffer
 from spectacular_bid.web.appstate import RoomsDep, Service, SharedLobbyDep
 from spectacular_bid.web.identity import Caller
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes.players import PlayerRating
 from spectacular_bid.web.routes.replays import profile_path, profile_url
 
-router = APIRouter(prefix="/api/lobby", tags=["lobby"])
+router = APIRouter(prefix="/api/lobby", tags=["lobby"], route_class=StrictJsonRoute)
 
 LIST_LIMIT: Final = 100
 """The most matches listed per kind, newest first."""

@@ -23,11 +23,12 @@ from spectacular_bid.web.appstate import RemoteRoomsDep, RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.http_limits import JoinLimit, MatchLimit
 from spectacular_bid.web.identity import Caller, CurrentPlayer
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.messages import ServerState
 from spectacular_bid.web.notation import SeatName, WireModel, seat_name
 from spectacular_bid.web.room import audience_for
 
-router = APIRouter(prefix="/api/matches", tags=["matches"])
+router = APIRouter(prefix="/api/matches", tags=["matches"], route_class=StrictJsonRoute)
 
 
 def _whole_number(value: object) -> object:

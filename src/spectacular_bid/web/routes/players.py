@@ -24,6 +24,7 @@ from spectacular_bid.service.record_document import ENDED
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.routes.replays import (
     PAGE_MAX,
@@ -33,7 +34,7 @@ from spectacular_bid.web.routes.replays import (
     profile_url,
 )
 
-router = APIRouter(prefix="/api/players", tags=["players"])
+router = APIRouter(prefix="/api/players", tags=["players"], route_class=StrictJsonRoute)
 
 Handle = Annotated[str, Path(min_length=1, max_length=200)]
 

@@ -24,9 +24,10 @@ from fastapi.responses import JSONResponse
 
 from spectacular_bid.service.ports import MatchStore
 from spectacular_bid.web.appstate import Service
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 
-router = APIRouter(tags=["health"])
+router = APIRouter(tags=["health"], route_class=StrictJsonRoute)
 
 OPTIONAL_TIMEOUT_S: Final = 1.0
 """An optional dependency that does not answer within this long counts as down."""

@@ -27,10 +27,11 @@ from spectacular_bid.web.appstate import RoomsDep, Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.frames import rematch_message
 from spectacular_bid.web.identity import Caller, CurrentPlayer
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import SeatName, WireModel, seat_name
 from spectacular_bid.web.room import Room, Rooms
 
-router = APIRouter(prefix="/api/matches", tags=["matches"])
+router = APIRouter(prefix="/api/matches", tags=["matches"], route_class=StrictJsonRoute)
 
 REFUSALS = responses(
     ErrorCode.UNAUTHORIZED,

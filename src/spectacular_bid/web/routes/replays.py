@@ -26,10 +26,11 @@ from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.identity import CurrentPlayer
+from spectacular_bid.web.json_body import StrictJsonRoute, strict_json
 from spectacular_bid.web.notation import SeatName, WireModel
 from spectacular_bid.web.replay_frames import replay_frames
 
-router = APIRouter(tags=["replays"])
+router = APIRouter(tags=["replays"], route_class=StrictJsonRoute)
 
 PAGE_MAX: Final = 100
 RECORD_MAX_BYTES: Final = 4 * 1024 * 1024
@@ -217,10 +218,8 @@ async def import_record(
         body += chunk
         if len(body) > RECORD_MAX_BYTES:
             raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
-    try:
-        data = await asyncio.to_thread(json.loads, body)
-    except (ValueError, RecursionError) as exc:
-        raise Rejection(ErrorCode.BAD_MESSAGE, f"not JSON: {exc}") from None
+    # A refusal (not UTF-8, not JSON, a key twice, a lone surrogate) is a 422 bad_message.
+    data = await asyncio.to_thread(strict_json, bytes(body))
     try:
         match_id, verified = await service.import_record(data)
     except RecordFormatError as exc:

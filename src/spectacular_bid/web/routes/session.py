@@ -12,9 +12,10 @@ from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.http_limits import GuestLimit
 from spectacular_bid.web.identity import CurrentPlayer, set_token_cookie
+from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 
-router = APIRouter(prefix="/api/session", tags=["session"])
+router = APIRouter(prefix="/api/session", tags=["session"], route_class=StrictJsonRoute)
 
 
 class SessionRequest(WireModel):
