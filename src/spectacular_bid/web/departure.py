@@ -17,7 +17,8 @@ from spectacular_bid.service.handover import Handover
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import StorageError
 from spectacular_bid.service.refusals import Rejection
-from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request, dumps
+from spectacular_bid.web.json_text import compact
+from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request
 from spectacular_bid.web.room import Rooms
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,6 @@ class Departure:
                 room.feed = None  # its sockets elsewhere are told below, not 'the match left'
                 for sub in list(room.subscribers):
                     sub.restart()
-            self.relay.bus.send(MATCH_CHANNEL + match_id, dumps({"t": "x", "r": 1}))
+            self.relay.bus.send(MATCH_CHANNEL + match_id, compact({"t": "x", "r": 1}))
         await self.service.let_go(handed.match_ids)
         return True

@@ -12,11 +12,8 @@ the resend window or a late spectator can draw the whole move list (issue 9 §10
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterable
 from typing import Final, NamedTuple
-
-import orjson
 
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.views import PRIVATE_FIELDS, MatchView, event_for, private_view, view_for
@@ -33,6 +30,7 @@ from spectacular_bid.service.events import (
 )
 from spectacular_bid.service.rematches import RematchState
 from spectacular_bid.service.state import Entry, MatchState
+from spectacular_bid.web.json_text import compact
 from spectacular_bid.web.view_json import to_json
 
 _VIEWERS: Final[tuple[Seat | None, ...]] = (Seat.FIRST, Seat.SECOND, None)
@@ -49,18 +47,6 @@ _PUBLIC_VIEW_FIELDS: Final = tuple(
     f.name for f in dataclasses.fields(MatchView) if f.name not in PRIVATE_FIELDS
 )
 _SERVICE_EVENTS: Final = (SeatTaken, Ready, Revealed, DeckCommitted, DeckRevealed)
-
-
-def _dumps(value: object) -> str:
-    """Compact JSON, through orjson: a version is encoded for every audience of every live
-    match, and the standard library's encoder took about a twentieth of the loop's samples under
-    load (py-spy at 1,000 matches).
-    What orjson will not take (a lone surrogate in a name, an int past 64 bits, a named tuple)
-    the standard library still encodes, as it always did."""
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # orjson.JSONEncodeError is one
-        return json.dumps(value, separators=(",", ":"))
 
 
 class VersionFrames(NamedTuple):
@@ -92,7 +78,7 @@ def visible(viewer: Seat | None, event: MatchEvent) -> MatchEvent:
 
 
 def _events_text(version: int, events: Iterable[MatchEvent], viewer: Seat | None) -> str:
-    return ",".join(_dumps({"version": version, **event_json(visible(viewer, e))}) for e in events)
+    return ",".join(compact({"version": version, **event_json(visible(viewer, e))}) for e in events)
 
 
 def version_frames(entry: Entry) -> VersionFrames:
@@ -157,7 +143,7 @@ class SnapshotCache:
                 "deck_reveal": _event_or_none(state.reveal),
             }
         )
-        text = _dumps(shared)[1:-1]
+        text = compact(shared)[1:-1]
         self._cached = (state.version, text)
         return text
 
@@ -178,7 +164,7 @@ class SnapshotCache:
             "clock": clock_json(clock),
             **to_json(private),
         }
-        fresh_text = _dumps(fresh)
+        fresh_text = compact(fresh)
         return f"{fresh_text[:-1]},{self.shared_text(state)}}}"
 
 
@@ -196,7 +182,7 @@ def update_message(version: int, events: str, snapshot: str) -> str:
 
 def presence_message(version: int, presence: Presence) -> str:
     online = presence.online
-    return _dumps(
+    return compact(
         {
             "type": "presence",
             "version": version,
@@ -209,7 +195,7 @@ def presence_message(version: int, presence: Presence) -> str:
 def rematch_message(version: int, state: RematchState) -> str:
     """The ``rematch`` message of an ended match (issue 11 item 4)."""
     by = state.offered_by
-    return _dumps(
+    return compact(
         {
             "type": "rematch",
             "version": version,

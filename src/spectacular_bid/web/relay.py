@@ -13,7 +13,6 @@ has ended the match (issue 13 item 3) or the owner is back.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
@@ -22,6 +21,7 @@ from spectacular_bid.service.bus import Bus
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.timesource import MsSource
+from spectacular_bid.web.json_text import compact, parse
 
 log = logging.getLogger(__name__)
 
@@ -46,10 +46,6 @@ def player_of(data: object) -> Player | None:
     if not isinstance(data, dict):
         return None
     return Player(str(data["id"]), str(data["name"]), bool(data["a"]))
-
-
-def dumps(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"))
 
 
 class Relay:
@@ -85,7 +81,7 @@ class Relay:
         reply: asyncio.Future[Body] = asyncio.get_running_loop().create_future()
         self._calls[number] = reply
         request = {"q": number, "from": self.server_id, "op": op, **body}
-        self.bus.send(SERVER_CHANNEL + server_id, dumps(request))
+        self.bus.send(SERVER_CHANNEL + server_id, compact(request))
         try:
             answer = await asyncio.wait_for(reply, CALL_TIMEOUT_S)
         except TimeoutError:
@@ -100,10 +96,10 @@ class Relay:
     def tell(self, server_id: str, op: str, body: Body) -> None:
         """``op`` at ``server_id``, with no reply wanted (a socket that left)."""
         request = {"from": self.server_id, "op": op, **body}
-        self.bus.send(SERVER_CHANNEL + server_id, dumps(request))
+        self.bus.send(SERVER_CHANNEL + server_id, compact(request))
 
     def _on_text(self, text: str) -> None:
-        message = json.loads(text)
+        message = parse(text)
         if "a" in message:
             reply = self._calls.get(message["a"])
             if reply is not None and not reply.done():
@@ -129,7 +125,7 @@ class Relay:
             log.exception("relay: %s from %s failed", request.get("op"), request.get("from"))
             body = {"err": ErrorCode.STORAGE_FAILED.value, "msg": "the match's server failed"}
         if number is not None:
-            self.bus.send(SERVER_CHANNEL + str(request["from"]), dumps({"a": number, **body}))
+            self.bus.send(SERVER_CHANNEL + str(request["from"]), compact({"a": number, **body}))
 
 
 def _no_answer() -> Rejection:

@@ -30,8 +30,9 @@ from spectacular_bid.service.state import MatchState
 from spectacular_bid.service.timesource import wall_ms
 from spectacular_bid.web.chat_messages import ClientChat
 from spectacular_bid.web.frames import VersionFrames
+from spectacular_bid.web.json_text import compact
 from spectacular_bid.web.messages import ClientPing, command_of, parse_client_message
-from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request, dumps, player_of
+from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request, player_of
 from spectacular_bid.web.room import Room, Rooms, audience_for
 
 STALE_MS: Final = 10_000
@@ -64,7 +65,7 @@ class MatchFeed:
         self._send({"t": "x"})
 
     def _send(self, body: Body) -> None:
-        self.relay.bus.send(self.channel, dumps(body))
+        self.relay.bus.send(self.channel, compact(body))
 
 
 class OwnerSide:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 from collections.abc import Callable
@@ -31,8 +30,9 @@ from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.timesource import wall_ms
 from spectacular_bid.web.frames import VersionFrames, events_text, update_message
+from spectacular_bid.web.json_text import compact, parse
 from spectacular_bid.web.messages import ClientCommand
-from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, dumps, player_json
+from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json
 from spectacular_bid.web.room import RoomSettings
 from spectacular_bid.web.subscriber import Subscriber
 
@@ -142,7 +142,7 @@ class RemoteRoom:
     # -- what the owner sends -------------------------------------------------------------
 
     def _on_text(self, text: str) -> None:
-        message = json.loads(text)
+        message = parse(text)
         kind = message.get("t")
         if kind == "v":
             self.version = max(self.version, int(message["v"]))
@@ -323,7 +323,7 @@ class RemoteRooms:
         """This process ended these matches of a dead peer (D5, issue 13 item 3): their sockets
         on every process close with 1013 now, and their clients reconnect to the ended match."""
         for match_id in match_ids:
-            self.relay.bus.send(MATCH_CHANNEL + match_id, dumps({"t": "x"}))
+            self.relay.bus.send(MATCH_CHANNEL + match_id, compact({"t": "x"}))
             room = self._rooms.get(match_id)
             if room is not None:
                 room.close_all()
