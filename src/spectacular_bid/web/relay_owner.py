@@ -2,8 +2,8 @@
 processes, and what it sends them.
 
 A socket on another process **attaches** (with its process's key for it) and is counted in the
-room's presence like a local one; its process renews the attachment with **hold** every
-:data:`~spectacular_bid.web.remote_room.HOLD_S`, and an attachment not held for
+room's presence like a local one; its process renews the attachments of all its rooms here with
+one **holds** every :data:`~spectacular_bid.web.remote_room.HOLD_S`, and an attachment not held for
 :data:`STALE_MS` is dropped (the process died: its players are no longer online). Its commands,
 chat lines, joins and reads come as requests and are run here exactly as a local socket's would
 be, at this process's receive time (R7.7).
@@ -80,6 +80,7 @@ class OwnerSide:
             ("attach", self.attach),
             ("detach", self.detach),
             ("hold", self.hold),
+            ("holds", self.holds),
             ("submit", self.submit),
             ("say", self.say),
             ("join", self.join),
@@ -141,16 +142,32 @@ class OwnerSide:
         return {}
 
     async def hold(self, request: Request) -> Body:
-        """Renew a process's attachments; ``gone`` lists those this room no longer has."""
-        room = self.rooms.get(str(request["m"]))
+        """Renew a process's attachments to one room (as a release before the batched
+        :meth:`holds` asks); ``gone`` lists those this room no longer has."""
         keys = [str(k) for k in request.get("keys", [])]
+        return {"gone": self._held(str(request["m"]), keys, int(request["at"]))}
+
+    async def holds(self, request: Request) -> Body:
+        """Renew a process's attachments to every room it holds here; ``gone`` lists, by match,
+        those no longer attached."""
+        at = int(request["at"])
+        rooms = request.get("rooms")
+        gone: dict[str, list[str]] = {}
+        for match_id, keys in rooms.items() if isinstance(rooms, dict) else ():
+            lost = self._held(str(match_id), [str(k) for k in keys], at)
+            if lost:
+                gone[str(match_id)] = lost
+        return {"gone": gone}
+
+    def _held(self, match_id: str, keys: list[str], at: int) -> list[str]:
+        room = self.rooms.get(match_id)
         if room is None or not isinstance(room.feed, MatchFeed):
-            return {"gone": keys}
+            return keys
         held = room.feed.held
         for key in keys:
             if key in held:
-                held[key] = int(request["at"])
-        return {"gone": [k for k in keys if k not in held]}
+                held[key] = at
+        return [k for k in keys if k not in held]
 
     async def submit(self, request: Request) -> Body:
         actor = await self._actor(request)
