@@ -14,13 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 from typing import Any, Final
 
 from spectacular_bid.service.bus import Bus, BusDownError
 from spectacular_bid.service.listings import MatchSummary
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.web.json_text import compact, parse
 from spectacular_bid.web.room import Rooms
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,8 @@ KEEP_MS: Final = 5_000
 CACHE_MS: Final = 500
 KINDS: Final = ("open", "live", "finished")
 
-SUMMARY_FIELDS: Final = frozenset(f.name for f in dataclasses.fields(MatchSummary))
+SUMMARY_FIELD_ORDER: Final = tuple(f.name for f in dataclasses.fields(MatchSummary))
+SUMMARY_FIELDS: Final = frozenset(SUMMARY_FIELD_ORDER)
 """A share written by a later release may carry more; only these make a line here."""
 
 Lines = tuple[list[MatchSummary], list[MatchSummary], list[MatchSummary]]
@@ -64,16 +65,27 @@ class SharedLobby:
 
     async def _share(self) -> None:
         while True:
-            share = {
-                kind: [
-                    {**dataclasses.asdict(s), "spectators": self.rooms.spectators(s.id)}
-                    for s in lines
-                ]
-                for kind, lines in zip(KINDS, self.local(), strict=True)
-            }
             with contextlib.suppress(BusDownError):
-                await self.bus.put(self.key, json.dumps(share), KEEP_MS)
+                await self.bus.put(self.key, self.share_text(), KEEP_MS)
             await asyncio.sleep(SHARE_MS / 1000)
+
+    def share_text(self) -> str:
+        """This process's lines, each with its spectators. Built in one piece of the loop every
+        :data:`SHARE_MS`: with ``dataclasses.asdict`` and the standard library's encoder, a
+        thousand live matches took 16 ms of it (so every command arriving meanwhile waited);
+        with the fields read directly and orjson, 1.3 ms."""
+        spectators = self.rooms.spectators
+        share = {
+            kind: [
+                {
+                    **{name: getattr(s, name) for name in SUMMARY_FIELD_ORDER},
+                    "spectators": spectators(s.id),
+                }
+                for s in lines
+            ]
+            for kind, lines in zip(KINDS, self.local(), strict=True)
+        }
+        return compact(share)
 
     async def lines(self) -> tuple[Lines, dict[str, int]]:
         """Every process's lobby lines, newest first, and the spectators of the others'."""
@@ -105,6 +117,6 @@ class SharedLobby:
         except BusDownError as exc:
             log.info("the lobby shows this process's matches only: %s", exc)
             found = {}
-        shares = [json.loads(text) for key, text in found.items() if key != self.key]
+        shares = [parse(text) for key, text in found.items() if key != self.key]
         self._others = (now, shares)
         return shares
