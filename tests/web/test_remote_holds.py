@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.remote_room import RemoteRooms, RemoteSocket
@@ -58,7 +57,7 @@ async def test_one_hold_per_owner_for_all_its_rooms() -> None:
     asked = {owner: body["rooms"] for owner, _, body in owners.calls}
     assert asked == {"A": {"m1": ["k1", "k2"], "m2": ["k3"]}, "B": {"m3": ["k4"]}}
     assert a3.dropped, "the attachment the owner no longer has closes"
-    assert not (a1.dropped or a2.dropped or b1.dropped)
+    assert [a1.dropped, a2.dropped, b1.dropped] == [False, False, False]
 
 
 async def test_an_owner_silent_twice_has_its_sockets_here_closed() -> None:
