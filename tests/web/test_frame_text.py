@@ -1,4 +1,5 @@
-"""The JSON text of frames: a fast encoder, and the standard library's where it will not go."""
+"""The JSON text of frames and relay messages: a fast encoder and reader, and the standard
+library's where they will not go."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import NamedTuple
 
 import pytest
 
-from spectacular_bid.web.frames import _dumps
+from spectacular_bid.web.json_text import compact, parse
 
 
 class _Pair(NamedTuple):
@@ -27,7 +28,8 @@ class _Pair(NamedTuple):
     ids=["latin", "cyrillic-line-separator", "lone-surrogate", "past-64-bits", "named-tuple"],
 )
 def test_a_frame_reads_back_as_the_standard_library_would_have_written_it(value: object) -> None:
-    text = _dumps(value)
+    text = compact(value)
     assert json.loads(text) == json.loads(json.dumps(value))
+    assert parse(text) == json.loads(json.dumps(value))
     assert ", " not in text
     assert ": " not in text
