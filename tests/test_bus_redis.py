@@ -52,13 +52,19 @@ def test_a_command_is_an_array_of_bulk_strings() -> None:
     )
 
 
+async def listening(bus: RedisBus) -> tuple[str, list[str]]:
+    """A fresh channel ``bus`` listens on, and the list its messages go to."""
+    channel = "specbid:test:" + secrets.token_hex(4)
+    got: list[str] = []
+    await bus.listen(channel, got.append)
+    return channel, got
+
+
 async def test_what_one_process_sends_another_reads_in_order(
     buses: tuple[RedisBus, RedisBus],
 ) -> None:
     sender, listener = buses
-    channel = "specbid:test:" + secrets.token_hex(4)
-    got: list[str] = []
-    await listener.listen(channel, got.append)
+    channel, got = await listening(listener)
     # Sent at once after listen returned: none may be lost to a subscription not yet made.
     sent = [f'{{"n":{i},"text":"ünï \\r\\n {"x" * (i % 7) * 300}"}}' for i in range(2000)]
     for text in sent:
@@ -71,16 +77,12 @@ async def test_a_channel_no_longer_listened_to_delivers_nothing(
     buses: tuple[RedisBus, RedisBus],
 ) -> None:
     sender, listener = buses
-    channel = "specbid:test:" + secrets.token_hex(4)
-    got: list[str] = []
-    await listener.listen(channel, got.append)
+    channel, got = await listening(listener)
     sender.send(channel, "one")
     await until(lambda: got == ["one"])
     await listener.unlisten(channel)
     sender.send(channel, "two")
-    marker = channel + ":after"
-    after: list[str] = []
-    await listener.listen(marker, after.append)
+    marker, after = await listening(listener)
     sender.send(marker, "done")  # sent after "two" on the same connection: read after it too
     await until(lambda: after == ["done"])
     assert got == ["one"]
@@ -90,11 +92,9 @@ async def test_a_lost_connection_comes_back_subscribed_and_says_so(
     buses: tuple[RedisBus, RedisBus],
 ) -> None:
     sender, listener = buses
-    channel = "specbid:test:" + secrets.token_hex(4)
-    got: list[str] = []
     reconnects: list[int] = []
     listener.on_reconnect(lambda: reconnects.append(1))
-    await listener.listen(channel, got.append)
+    channel, got = await listening(listener)
     sender.send(channel, "before")
     await until(lambda: got == ["before"])
 
