@@ -75,3 +75,28 @@ async def test_an_owner_silent_twice_has_its_sockets_here_closed() -> None:
     await rooms.hold_all()
     assert all(sub.dropped for sub in silent)
     assert not alive.dropped
+
+
+async def test_an_owner_of_an_earlier_release_is_held_room_by_room() -> None:
+    class EarlierOwner(Owners):
+        async def call(self, server_id: str, op: str, body: dict[str, Any]) -> dict[str, Any]:
+            self.calls.append((server_id, op, body))
+            if op == "holds":
+                raise Rejection(ErrorCode.UNKNOWN_TYPE, "no relay op 'holds'")
+            return {"gone": ["k2"] if body["m"] == "m2" else []}
+
+    owners = EarlierOwner()
+    rooms = RemoteRooms(owners, RoomSettings())  # type: ignore[arg-type]
+    kept = attach(rooms, "m1", "A", "k1")
+    dropped = attach(rooms, "m2", "A", "k2")
+
+    for _ in range(3):
+        await rooms.hold_all()
+
+    singles = [(op, body) for _, op, body in owners.calls if op == "hold"]
+    assert singles[:2] == [
+        ("hold", {"m": "m1", "keys": ["k1"]}),
+        ("hold", {"m": "m2", "keys": ["k2"]}),
+    ]
+    assert dropped.dropped, "what the earlier owner no longer holds closes"
+    assert not kept.dropped, "a deploy closes nothing the earlier owner still holds"

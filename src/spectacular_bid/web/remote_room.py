@@ -8,10 +8,10 @@ the bus, the bus reconnected) makes that socket **resync**: it attaches again wi
 the owner sends the missed events from its resend window, or the full state (lila-ws). So a
 message lost costs a resync, never an event: the versions themselves are in the owner's store.
 
-While it has sockets the room renews their attachments at the owner every :data:`HOLD_S` (one
-request to each owner for all its rooms here); an
-owner that no longer answers (killed, its lease taken over) or no longer knows them makes the
-sockets close with 1013, and their clients reconnect: to the match's new state wherever it is.
+While it has sockets the room renews their attachments at the owner every :data:`HOLD_S`, with
+one request to each owner for all its rooms here; an owner that no longer answers (killed, its
+lease taken over) or no longer knows them makes the sockets close with 1013, and their clients
+reconnect: to the match's new state wherever it is.
 """
 
 from __future__ import annotations
@@ -350,15 +350,33 @@ class RemoteRooms:
     async def _hold_at(self, owner: str, held: dict[str, list[str]]) -> None:
         try:
             reply = await self.relay.call(owner, "holds", {"rooms": held})
-        except Rejection:
-            answered: dict[str, list[str]] | None = None
+        except Rejection as rejection:
+            if rejection.code is ErrorCode.UNKNOWN_TYPE:
+                await self._hold_each(owner, held)  # an owner of an earlier release, mid-deploy
+                return
+            gone: dict[str, list[str]] | None = None
         else:
-            answered = reply.get("gone", {})
+            gone = reply.get("gone", {})
         for match_id in held:
-            room = self._rooms.get(match_id)
-            if room is None or room.owner != owner:
-                continue
-            if answered is None:
-                room.unanswered()
+            self._answered(owner, match_id, None if gone is None else gone.get(match_id, []))
+
+    async def _hold_each(self, owner: str, held: dict[str, list[str]]) -> None:
+        """Hold room by room, as an owner that does not know ``holds`` asks: a deploy must not
+        close the sockets of the matches an older process still runs."""
+        for match_id, keys in held.items():
+            try:
+                reply = await self.relay.call(owner, "hold", {"m": match_id, "keys": keys})
+            except Rejection:
+                self._answered(owner, match_id, None)
             else:
-                room.answered(set(answered.get(match_id, ())))
+                self._answered(owner, match_id, reply.get("gone", []))
+
+    def _answered(self, owner: str, match_id: str, gone: list[str] | None) -> None:
+        """What ``owner`` said of a room's attachments: None, nothing (it did not answer)."""
+        room = self._rooms.get(match_id)
+        if room is None or room.owner != owner:
+            return
+        if gone is None:
+            room.unanswered()
+        else:
+            room.answered(set(gone))
