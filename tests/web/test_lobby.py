@@ -60,3 +60,25 @@ async def test_matches_move_through_the_lobby(app: FastAPI, client: httpx.AsyncC
     assert ended["ended_at_ms"] >= ended["created_at_ms"]  # "finished … ago" counts from here
     assert all(m["ended_at_ms"] is None for m in lobby["live"])
     assert invite_id not in ids(lobby["live"]) + ids(lobby["finished"])
+
+
+async def test_a_lobby_line_is_made_again_only_when_its_match_changed(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    bob = await guest(client, "Bob")
+    shared_id = await new_match(client, bob, "shared")
+    service = app.state.service
+    assert isinstance(service, MatchService)
+    (before,) = service.live_matches()
+    assert service.live_matches()[0] is before  # nothing changed: the same line
+
+    actor = service.get(shared_id)
+    player = await service.guests.resolve(bob)
+    assert player is not None
+    await actor.submit(player.id, Start(), actor.version, service.now_ms())
+    await actor.submit(player.id, ResignMatch(), actor.version, service.now_ms())
+    assert service.live_matches() == []
+    (ended,) = service.recently_finished()
+    assert ended.id == shared_id
+    assert ended.status == "finished"
+    assert ended.ended_at_ms is not None

@@ -82,6 +82,8 @@ class MatchService:
         self.wall_ms = wall_ms
         self.telemetry = telemetry
         self._actors: dict[str, MatchActor] = {}
+        self._summaries: dict[str, tuple[MatchState, tuple[int, int | None], MatchSummary]] = {}
+        """Each actor's lobby line with the state and times it was made from (:meth:`_summary`)."""
         self._live: set[str] = set()
         """The ids of the actors whose match is waiting or being played: admission reads their
         count for every new match, and at the live-match cap for every refused request too
@@ -124,6 +126,7 @@ class MatchService:
         for actor in list(self._actors.values()):
             await actor.close()
         self._actors.clear()
+        self._summaries.clear()
         self._live.clear()
 
     async def stop(self) -> None:
@@ -244,6 +247,7 @@ class MatchService:
         """Close a finished actor: its sockets are told to reconnect, and find() then serves
         the match from the store."""
         actor = self._actors.pop(match_id, None)
+        self._summaries.pop(match_id, None)
         self._live.discard(match_id)
         if actor is None:
             return
@@ -301,27 +305,37 @@ class MatchService:
             state = actor.state
             if state.status not in statuses or (mode is not None and state.mode is not mode):
                 continue
-            first, second = state.seats
-            out.append(
-                MatchSummary(
-                    id=actor.id,
-                    mode=state.mode.value,
-                    status=state.status.value,
-                    first=first.name if first else None,
-                    second=second.name if second else None,
-                    first_id=first.id if first and first.account else None,
-                    first_handle=profile_handle(first) if first else None,
-                    second_handle=profile_handle(second) if second else None,
-                    round_number=state.match.round_number,
-                    created_at_ms=actor.created_wall_ms,
-                    bank_ms=state.settings.clock.bank_ms,
-                    delay_ms=state.settings.clock.delay_ms,
-                    ended_at_ms=actor.ended_wall_ms,
-                    bot_level=level_of(second.id) if second else None,
-                )
-            )
+            out.append(self._summary(actor, state))
         out.sort(key=lambda s: s.created_at_ms, reverse=True)
         return out
+
+    def _summary(self, actor: MatchActor, state: MatchState) -> MatchSummary:
+        """``actor``'s lobby line, made again only when its state changed: each relaying
+        process lists all its matches every second for the shared lobby (issue 13 item 6), and
+        making a thousand lines anew held its loop for milliseconds each time."""
+        made = self._summaries.get(actor.id)
+        key = (actor.created_wall_ms, actor.ended_wall_ms)
+        if made is not None and made[0] is state and made[1] == key:
+            return made[2]
+        first, second = state.seats
+        summary = MatchSummary(
+            id=actor.id,
+            mode=state.mode.value,
+            status=state.status.value,
+            first=first.name if first else None,
+            second=second.name if second else None,
+            first_id=first.id if first and first.account else None,
+            first_handle=profile_handle(first) if first else None,
+            second_handle=profile_handle(second) if second else None,
+            round_number=state.match.round_number,
+            created_at_ms=actor.created_wall_ms,
+            bank_ms=state.settings.clock.bank_ms,
+            delay_ms=state.settings.clock.delay_ms,
+            ended_at_ms=actor.ended_wall_ms,
+            bot_level=level_of(second.id) if second else None,
+        )
+        self._summaries[actor.id] = (state, key, summary)
+        return summary
 
     def open_challenges(self) -> list[MatchSummary]:
         return self.summaries(MatchStatus.WAITING, mode=MatchMode.OPEN)
@@ -405,6 +419,7 @@ class MatchService:
         """Close the actors of matches handed to a peer: this server runs them no more."""
         for match_id in match_ids:
             actor = self._actors.pop(match_id, None)
+            self._summaries.pop(match_id, None)
             self._live.discard(match_id)
             if actor is not None:
                 await actor.close()
