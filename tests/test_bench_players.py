@@ -9,6 +9,7 @@ import random
 from collections.abc import Callable
 from typing import Any, cast
 
+import orjson
 import pytest
 
 from spectacular_bid.bench.lean_socket import LeanSocket
@@ -26,9 +27,14 @@ class Socket:
         self.sent.append(text)
 
 
-def _state(version: int) -> dict[str, Any]:
+def _state(version: int) -> bytes:
     legal = {"plays": [], "can_draw": True}
-    return {"type": "state", "version": version, "match": {"status": "playing", "legal": legal}}
+    match = {"status": "playing", "legal": legal, "board": {"spinner": None}}
+    return orjson.dumps({"type": "state", "version": version, "match": match, "log": []})
+
+
+def _error(code: str, **more: Any) -> bytes:
+    return orjson.dumps({"type": "error", "code": code, "message": "no", **more})
 
 
 @pytest.mark.parametrize("code", ["stale_version", "rate_limited", "not_your_turn"])
@@ -36,9 +42,9 @@ def test_a_refused_command_is_decided_again(code: str) -> None:
     async def play() -> list[str]:
         socket = Socket()
         player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
-        player.on_message(_state(7))
+        player.on_text(_state(7))
         await asyncio.sleep(0.01)
-        player.on_message({"type": "error", "code": code, "version": 7})
+        player.on_text(_error(code, version=7))
         await asyncio.sleep(0.01)
         return socket.sent
 
@@ -51,7 +57,7 @@ def test_a_refusal_before_any_state_sends_nothing() -> None:
     async def play() -> list[str]:
         socket = Socket()
         player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
-        player.on_message({"type": "error", "code": "rate_limited"})
+        player.on_text(_error("rate_limited"))
         await asyncio.sleep(0.01)
         return socket.sent
 
