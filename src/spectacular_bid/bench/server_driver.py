@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
-
+from spectacular_bid.bench.lean_http import LeanHttp, Reply
 from spectacular_bid.bench.lean_socket import LeanSocket, abort_connected, open_socket
 from spectacular_bid.bench.server_players import Player, Stats, spectate
 from spectacular_bid.bench.server_process import cpu_seconds, logged_bytes, rss_kb
@@ -86,7 +85,7 @@ class Failed(Retry):
     was refused for a minute); counted in the report's ``errors`` as ``http_<status>``."""
 
 
-def _retry_after_s(response: httpx.Response) -> float:
+def _retry_after_s(response: Reply) -> float:
     text = response.headers.get("retry-after", "")
     return float(text) if text.isdigit() else 5.0
 
@@ -101,13 +100,10 @@ class Driver:
         self.stats = stats
         self.think_ms = think_ms
         self.rng = random.Random(seed)
-        self.clients = [httpx.AsyncClient(base_url=base, timeout=60) for base in bases]
-        self.http = self.clients[0]
+        self.clients = [LeanHttp(base, timeout_s=60) for base in bases]
         self.window_open = asyncio.Event()
         """Set when the measured window opens: time-out matches start their clocks after it."""
         self.connect_gate = asyncio.Semaphore(64)
-        self.http_gate = asyncio.Semaphore(32)
-        """httpx's pool slows down badly with thousands of waiting requests: queue them here."""
 
     def server_of(self, index: int, seat: int) -> int:
         """Which server a slot's seat (0, 1; 2 the spectator) uses: the match is made on the
@@ -116,19 +112,15 @@ class Driver:
         return (index + (seat > 0)) % len(self.bases)
 
     async def guest(self, name: str, server: int = 0) -> str:
-        async with self.http_gate:
-            r = await self.clients[server].post("/api/session", json={"name": name})
+        r = await self.clients[server].post("/api/session", {"name": name})
         r.raise_for_status()
         token: str = r.json()["token"]
         return token
 
     async def _post(
         self, path: str, body: dict[str, Any] | None, token: str, server: int = 0
-    ) -> httpx.Response:
-        async with self.http_gate:
-            return await self.clients[server].post(
-                path, json=body, headers={"Authorization": f"Bearer {token}"}
-            )
+    ) -> Reply:
+        return await self.clients[server].post(path, body, token)
 
     async def new_match(
         self, tokens: tuple[str, str], clock: dict[str, int] | None, until: float, index: int = 0
@@ -155,7 +147,7 @@ class Driver:
         self.stats.admitted += 1
         return match_id
 
-    def _check(self, response: httpx.Response) -> None:
+    def _check(self, response: Reply) -> None:
         if response.is_success:
             return
         key = f"http_{response.status_code}"
