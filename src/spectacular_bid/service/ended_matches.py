@@ -28,12 +28,18 @@ class EndedMatches:
         self._store = store
         self._kept: OrderedDict[str, Rebuilt] = OrderedDict()
 
-    async def read(self, match_id: str) -> Rebuilt:
-        """The ended match re-run from its record; ``not_found`` for an unknown one, one live
-        on a peer (its sockets are there, issue 13) or one whose record does not replay."""
+    def kept(self, match_id: str) -> Rebuilt | None:
+        """The ended match if it was read lately: no query."""
         cached = self._kept.get(match_id)
         if cached is not None:
             self._kept.move_to_end(match_id)
+        return cached
+
+    async def read(self, match_id: str) -> Rebuilt:
+        """The ended match re-run from its record; ``not_found`` for an unknown one, one live
+        on a peer (its sockets are there, issue 13) or one whose record does not replay."""
+        cached = self.kept(match_id)
+        if cached is not None:
             return cached
         header = await self._store.match(match_id)
         if header is None:

@@ -270,6 +270,12 @@ class MatchService:
         it, so it changes no version and waits behind no command."""
         return await self.chat.say(match_id, self.get(match_id).state, player, text, phrase)
 
+    def at_hand(self, match_id: str) -> MatchActor | Rebuilt | None:
+        """The match if this process has it at hand: its actor, or its ended record read
+        lately; None without asking the store."""
+        actor = self._actors.get(match_id)
+        return actor if actor is not None else self.ended.kept(match_id)
+
     async def find(self, match_id: str) -> MatchActor | Rebuilt:
         """The match to read: its actor while in memory, else the ended match re-run from its
         stored record (D5: a player coming back sees how it ended)."""
