@@ -3,11 +3,13 @@ backend: whatever goes in comes back out exactly, and refused writes change noth
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import pytest
 
 from spectacular_bid.service.ports import MatchStatus, MatchStore, RoundRecord, StorageError
+from spectacular_bid.store.repository import SqlStore
 
 from .factories import WALL_MS, event, match, player, seed
 
@@ -131,3 +133,39 @@ async def test_a_refused_round_row_keeps_nothing_of_its_version(any_store: Match
     assert [e.version for e in await any_store.events("m1")] == [1]
     assert await any_store.rounds("m1") == [RoundRecord("m1", 1, "a" * 64)]
     assert await any_store.match("m1") == live
+
+
+async def test_round_rows_of_one_batch_are_saved_together(
+    any_store: MatchStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A round dealt and ended within one group commit, and several matches' rounds at once,
+    are all saved in that commit (not write by write, after a failed one); a changed commitment
+    in the same batch is refused to its own caller only."""
+    await seed(any_store, "m1", "m2")
+    deal = RoundRecord("m1", 1, "a" * 64)
+    reveal = RoundRecord("m1", 1, "a" * 64, salt="5a17", deck=["0-0", "6-6"])
+    other = RoundRecord("m2", 1, "b" * 64)
+    batches = any_store.writer.batches if isinstance(any_store, SqlStore) else 0
+    await asyncio.gather(
+        any_store.append([event("m1", 1)], rounds=[deal]),
+        any_store.append([event("m2", 1)], rounds=[other]),
+        any_store.append([event("m1", 2)], rounds=[reveal]),
+    )
+    if isinstance(any_store, SqlStore):
+        assert any_store.writer.batches == batches + 1  # one transaction for the three
+    assert "isolating" not in caplog.text
+    assert await any_store.rounds("m1") == [reveal]
+    assert await any_store.rounds("m2") == [other]
+
+    forged = RoundRecord("m2", 1, "c" * 64, salt="5a17", deck=["0-0"])
+    results = await asyncio.gather(
+        any_store.append([event("m1", 3)], rounds=[RoundRecord("m1", 2, "d" * 64)]),
+        any_store.append([event("m2", 2)], rounds=[forged]),
+        return_exceptions=True,
+    )
+    assert results[0] is None
+    assert isinstance(results[1], StorageError)
+    assert "committed to b" in str(results[1])
+    assert await any_store.rounds("m1") == [reveal, RoundRecord("m1", 2, "d" * 64)]
+    assert await any_store.rounds("m2") == [other]
+    assert [e.version for e in await any_store.events("m2")] == [1]
