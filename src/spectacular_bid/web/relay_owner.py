@@ -9,10 +9,10 @@ chat lines, joins and reads come as requests and are run here exactly as a local
 be, at this process's receive time (R7.7).
 
 While a match has remote sockets, its room has a :class:`MatchFeed`, which sends every version
-on the match's channel: the events encoded for each audience (filtered once, here, R2.2 — a
-process that relays never sees more than its sockets may) and the snapshot of each audience the
-remote sockets watch as, so no other process needs the match's state; then presence, rematch
-notices, chat lines and the match's close.
+on the match's channel: the ``update`` message of each audience the remote sockets watch as,
+made here as for a local socket (its events filtered here, R2.2 — a process that relays never
+sees more than its sockets may), so no other process needs the match's state
+(``web.version_texts``); then presence, rematch notices, chat lines and the match's close.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from spectacular_bid.web.json_text import compact
 from spectacular_bid.web.messages import ClientPing, command_of, parse_client_message
 from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request, player_of
 from spectacular_bid.web.room import Room, Rooms, audience_for
+from spectacular_bid.web.version_texts import FORMAT, encode
 
 STALE_MS: Final = 10_000
 """An attachment not held this long is dropped (three holds missed and then some)."""
@@ -48,12 +49,37 @@ class MatchFeed:
         self.channel = MATCH_CHANNEL + room.actor.id
         self.held: dict[str, int] = {}
         """When each remote attachment was last held (attached, resynced or held), in ms."""
+        self.earlier: set[str] = set()
+        """The attachments of processes of an earlier release, which read each version as
+        the JSON object they sent, not as ``web.version_texts``."""
 
-    def version(self, state: MatchState, frames: VersionFrames) -> None:
-        watched = {sub.audience for sub in self.room.remote.values()}
-        snapshots = {a.value: self.room.snapshot_text(a) for a in watched}
-        sent = {"t": "v", "v": state.version, "f": list(frames.texts), "s": snapshots}
-        self._send({**sent, "w": wall_ms()})
+    def attached(self, key: str, at_ms: int, reads: object) -> None:
+        self.held[key] = at_ms
+        if reads == FORMAT:
+            self.earlier.discard(key)
+        else:
+            self.earlier.add(key)
+
+    def forget(self, key: str) -> None:
+        self.held.pop(key, None)
+        self.earlier.discard(key)
+
+    def version(self, state: MatchState, frames: VersionFrames, built: dict[Audience, str]) -> None:
+        """Send the version to the remote sockets: each audience's ``update`` as ``built`` for
+        the local sockets, or made now."""
+        watched = {sub.audience: None for sub in self.room.remote.values()}
+        if self.earlier:
+            snapshots = {a.value: self.room.snapshot_text(a) for a in watched}
+            sent = {"t": "v", "v": state.version, "f": list(frames.texts), "s": snapshots}
+            self._send({**sent, "w": wall_ms()})
+            return
+        texts = []
+        for audience in watched:
+            text = built.get(audience)
+            if text is None:
+                text = built[audience] = self.room.update_text(state, audience, [frames])
+            texts.append((audience.value, text))
+        self.relay.bus.send(self.channel, encode(state.version, wall_ms(), texts))
 
     def message(self, text: str) -> None:
         self._send({"t": "m", "text": text})
@@ -120,7 +146,7 @@ class OwnerSide:
         audience = room.attach_remote(
             str(request["key"]), player, Audience(asked) if asked else None
         )
-        self._feed(room).held[str(request["key"])] = int(request["at"])
+        self._feed(room).attached(str(request["key"]), int(request["at"]), request.get("fmt"))
         since = request.get("since")
         channels = shown_channels(actor.state, player.id if player else None, audience)
         return {
@@ -136,7 +162,7 @@ class OwnerSide:
             room.detach_remote(str(request["key"]))
             feed = room.feed
             if isinstance(feed, MatchFeed):
-                feed.held.pop(str(request["key"]), None)
+                feed.forget(str(request["key"]))
                 if not room.remote:
                     room.feed = None
         return {}
@@ -217,5 +243,5 @@ class OwnerSide:
                 feed = room.feed
                 assert isinstance(feed, MatchFeed)
                 for key in [k for k, at in feed.held.items() if now - at > STALE_MS]:
-                    del feed.held[key]
+                    feed.forget(key)
                     room.detach_remote(key)

@@ -2,8 +2,9 @@
 
 A :class:`RemoteRoom` is this process's stand-in for the owner's room: it listens on the match's
 channel and hands each of its sockets what the owner sent for that socket's audience. It holds
-no state of the match — the owner sends each version's events and snapshot ready-encoded — only,
-per socket, the last version it was given. A version that does not follow it (a message lost on
+no state of the match — the owner sends each version's ``update`` message of every audience
+watched here, finished (``web.version_texts``) — only, per socket, the last version it was
+given. A version that does not follow it (a message lost on
 the bus, the bus reconnected) makes that socket **resync**: it attaches again with ``since`` and
 the owner sends the missed events from its resend window, or the full state (lila-ws). So a
 message lost costs a resync, never an event: the versions themselves are in the owner's store.
@@ -36,6 +37,7 @@ from spectacular_bid.web.messages import ClientCommand
 from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json
 from spectacular_bid.web.room import RoomSettings
 from spectacular_bid.web.subscriber import Subscriber
+from spectacular_bid.web.version_texts import FORMAT, MARK, VersionTexts, decode
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ class RemoteSocket:
         self.sub: Subscriber | None = None
         self.version: int | None = None
         """The last version this socket was given; None while it (re)attaches."""
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[VersionTexts] = []
         """Versions that came while it (re)attached."""
         self.channels: frozenset[str] = frozenset()
         self.limit = limit
@@ -106,6 +108,7 @@ class RemoteRoom:
             "player": player_json(sock.player),
             "aud": audience.value if audience is not None else None,
             "since": since,
+            "fmt": FORMAT,
         }
         return await self.relay.call(self.owner, "attach", body)
 
@@ -143,13 +146,19 @@ class RemoteRoom:
     # -- what the owner sends -------------------------------------------------------------
 
     def _on_text(self, text: str) -> None:
+        if text.startswith(MARK):
+            self._on_version(decode(text))
+            return
         message = parse(text)
         kind = message.get("t")
-        if kind == "v":
-            self.version = max(self.version, int(message["v"]))
-            self.rooms.relayed(wall_ms() - int(message["w"]))
-            for sock in [*self.sockets.values(), *self._attaching.values()]:
-                self._give(sock, message)
+        if kind == "v":  # from an owner of an earlier release
+            version = int(message["v"])
+            frames = VersionFrames(version, tuple(message["f"]))
+            texts = {
+                audience: update_message(version, events_text([frames], Audience(audience)), snap)
+                for audience, snap in message["s"].items()
+            }
+            self._on_version(VersionTexts(version, int(message["w"]), texts))
         elif kind == "m":
             for sub in self.sockets:
                 sub.offer(str(message["text"]))
@@ -160,19 +169,24 @@ class RemoteRoom:
         elif kind == "x":
             self.close_all(restart=bool(message.get("r")))
 
-    def _give(self, sock: RemoteSocket, message: dict[str, Any]) -> None:
+    def _on_version(self, sent: VersionTexts) -> None:
+        self.version = max(self.version, sent.version)
+        self.rooms.relayed(wall_ms() - sent.sent_ms)
+        for sock in [*self.sockets.values(), *self._attaching.values()]:
+            self._give(sock, sent)
+
+    def _give(self, sock: RemoteSocket, sent: VersionTexts) -> None:
         if sock.version is None or sock.sub is None:
-            sock.pending.append(message)
+            sock.pending.append(sent)
             return
-        version = int(message["v"])
+        version = sent.version
         if version <= sock.version:
             return
-        snapshot = message["s"].get(sock.sub.audience.value)
-        if version != sock.version + 1 or snapshot is None:
+        text = sent.texts.get(sock.sub.audience.value)
+        if version != sock.version + 1 or text is None:
             self.resync(sock)
             return
-        frames = VersionFrames(version, tuple(message["f"]))
-        sock.sub.offer(update_message(version, events_text([frames], sock.sub.audience), snapshot))
+        sock.sub.offer(text)
         sock.version = version
 
     def resync(self, sock: RemoteSocket) -> None:

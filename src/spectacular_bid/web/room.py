@@ -70,7 +70,10 @@ class RoomFeed(Protocol):
     """What a room's owner also sends to the sockets of this match on other server processes
     (issue 13 item 2, ``web/relay_owner.py``)."""
 
-    def version(self, state: MatchState, frames: VersionFrames) -> None: ...
+    def version(self, state: MatchState, frames: VersionFrames, built: dict[Audience, str]) -> None:
+        """A new version; ``built`` holds the ``update`` messages made for the local sockets,
+        by audience (and takes those the feed makes)."""
+        ...
 
     def message(self, text: str) -> None:
         """A message for every socket (presence, a rematch notice)."""
@@ -133,10 +136,10 @@ class Room:
         for sub in self.subscribers:
             message = built.get(sub.audience)
             if message is None:
-                message = built[sub.audience] = self._update(state, sub.audience, [frames])
+                message = built[sub.audience] = self.update_text(state, sub.audience, [frames])
             sub.offer(message)
         if self.feed is not None:
-            self.feed.version(state, frames)
+            self.feed.version(state, frames, built)
         if not state.is_live and not self._watched():
             self._rooms.unwatched(self.actor.id)
 
@@ -223,7 +226,7 @@ class Room:
         missed = self.history.since(since) if since is not None else None
         if missed is None:
             return self.state_text(audience)
-        return self._update(self.actor.state, audience, missed)
+        return self.update_text(self.actor.state, audience, missed)
 
     def _count(self, sub: Subscriber, delta: int) -> None:
         if sub.audience is Audience.SPECTATOR:
@@ -275,7 +278,9 @@ class Room:
         state = self.actor.state
         return state_message(state.version, self.snapshot_text(audience), self.moves.text(audience))
 
-    def _update(self, state: MatchState, audience: Audience, frames: list[VersionFrames]) -> str:
+    def update_text(
+        self, state: MatchState, audience: Audience, frames: list[VersionFrames]
+    ) -> str:
         return update_message(
             state.version, events_text(frames, audience), self.snapshot_text(audience)
         )
