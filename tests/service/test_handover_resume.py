@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.commands import DrawTile
 from spectacular_bid.service.handover import Handover
 from spectacular_bid.service.matches import MatchService
@@ -72,4 +73,24 @@ async def test_a_stall_of_the_peer_after_it_resumed_the_match_is_a_timing_failur
     assert actor.state.status is MatchStatus.ABORTED
     assert actor.state.match.result is not None
     assert actor.state.match.result.reason.value == "timing_failure"
+    await peer.stop()
+
+
+async def test_the_chat_goes_on_from_its_stored_lines(tables: Tables) -> None:
+    """The peer counts the lines said before the hand-over (issue 12 item 1): the next line
+    is numbered after them, not refused as a duplicate, and a new socket reads the history."""
+    settings = fake_time_settings()
+    table = await tables.open(settings)
+    first = table.player(Seat.FIRST)
+    for text in ("good luck", "you too"):
+        await table.service.say(table.actor.id, first, text, None)
+    await table.actor.hand_over()
+    await table.service.let_go([table.actor.id])
+    peer = MatchService(table.store, settings)
+    assert await Handover(peer).resume_match(table.actor.id)
+    assert peer.chat.said(table.actor.id) == 2
+    line = await peer.say(table.actor.id, first, "moved?", None)
+    assert line.number == 3
+    stored = await table.store.chat_lines(table.actor.id)
+    assert [(r.number, r.text) for r in stored] == [(1, "good luck"), (2, "you too"), (3, "moved?")]
     await peer.stop()

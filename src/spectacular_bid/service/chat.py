@@ -161,6 +161,11 @@ class Chats:
         self._wall_ms = wall_ms
         self._tables: dict[str, _Table] = {}
 
+    def resume(self, match_id: str, said: int) -> None:
+        """A match taken over from a peer (issue 13 item 4) had ``said`` lines there: the next
+        is numbered after them, and new sockets read them."""
+        self._tables.setdefault(match_id, _Table()).said = said
+
     def said(self, match_id: str) -> int:
         """How many lines the match has: 0 means a new socket need not read its history."""
         table = self._tables.get(match_id)

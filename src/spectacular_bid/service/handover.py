@@ -155,7 +155,9 @@ class Handover:
         outcome = step(state, Resumed(paused_ms), now_ms)
         if not isinstance(outcome, Transition) or outcome.entry is None:
             raise RecordMismatchError.of("match", "hand-over", "a hand-over version", "none")
+        said = await self._store.chat_lines(header.id)
         await self._store.append([event_record(header.id, outcome.entry, wall_ms)])
+        self._service.chat.resume(header.id, max((line.number for line in said), default=0))
         actor = self._service.run_handed_over(header.id, outcome.state, outcome.entry, header)
         self._service.bots.resume(actor, (*rebuilt.log, outcome.entry))  # its computer, if any
         log.info("match %s: resumed here after a %d ms hand-over", header.id, paused_ms)
