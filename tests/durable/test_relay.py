@@ -176,6 +176,33 @@ async def test_a_relayed_command_gets_its_error_on_its_own_socket_only(
         assert [len(w.frames) for w in (table.seats[0], table.spectator)] == before
 
 
+async def test_a_socket_on_another_process_reads_the_chat_so_far(
+    target: Target, tmp_path: Path, redis_url: str
+) -> None:
+    """The owner tells each attaching socket how many lines the match has; one that has some
+    is sent them after its state, wherever it is (issue 12 item 1)."""
+    async with AsyncExitStack() as stack:
+        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
+        table = await spread_table(stack, a, b, c)
+        for seat in table.seats:
+            seat.acting = False
+        await table.until(lambda: all(w.match is not None for w in table.everyone))
+        bo = table.seats[1]
+        await table.seats[0].ws.send(json.dumps({"type": "chat", "id": "c1", "text": "gl"}))
+        await table.until(lambda: any(f["type"] == "chat" for f in bo.frames), timeout_s=10)
+
+        again = Watcher(await connect(b.ws_url(table.match_id, table.tokens[1]), compression=None))
+        reader = asyncio.create_task(again.read())
+        try:
+            await table.until(lambda: any(f["type"] == "chat" for f in again.frames))
+        finally:
+            await again.ws.close()
+            reader.cancel()
+        (history,) = [f for f in again.frames if f["type"] == "chat"]
+        assert [(line["n"], line["text"]) for line in history["lines"]] == [(1, "gl")]
+        assert again.frames[0]["type"] == "state"
+
+
 class PrivateRedis:
     """A Redis server of this test's own (the machine's ``redis-server``), so that it can be
     stopped and started again without touching anyone else's."""

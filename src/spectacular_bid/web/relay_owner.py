@@ -154,6 +154,7 @@ class OwnerSide:
             "aud": audience.value,
             "text": room.first_text(audience, since if isinstance(since, int) else None),
             "ch": sorted(c.value for c in channels),
+            "said": self.service.chat.said(actor.id),
         }
 
     async def detach(self, request: Request) -> Body:

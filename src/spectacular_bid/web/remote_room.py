@@ -60,6 +60,9 @@ class RemoteSocket:
         self.pending: list[VersionTexts] = []
         """Versions that came while it (re)attached."""
         self.channels: frozenset[str] = frozenset()
+        self.said: int | None = None
+        """The match's chat lines when it attached, as the owner counted them (None from an
+        owner of an earlier release, which does not say)."""
         self.limit = limit
 
 
@@ -118,9 +121,16 @@ class RemoteRoom:
         sock.version = int(reply["v"])
         self.version = max(self.version, sock.version)
         sock.channels = frozenset(str(c) for c in reply["ch"])
+        said = reply.get("said")
+        sock.said = said if isinstance(said, int) else None
         pending, sock.pending = sock.pending, []
         for message in pending:
             self._give(sock, message)
+
+    def said(self, sub: Subscriber) -> int | None:
+        """How many chat lines the match had when ``sub`` attached (None: unknown)."""
+        sock = self.sockets.get(sub)
+        return sock.said if sock is not None else None
 
     def channels_of(self, sub: Subscriber) -> frozenset[Channel]:
         """The chat channels the owner said ``sub`` is shown (issue 12 item 1)."""

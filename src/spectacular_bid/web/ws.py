@@ -198,6 +198,8 @@ async def _send_chat_history(
             return  # most matches: no read at all
         shown = shown_channels(room.actor.state, subscriber.player_id, subscriber.audience)
     else:
+        if room.said(subscriber) == 0:
+            return  # the owner counted none when the socket attached
         shown = room.channels_of(subscriber)
     try:
         lines = await service.chat.lines(link.id, shown)
