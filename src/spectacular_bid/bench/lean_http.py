@@ -52,17 +52,23 @@ Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 class LeanHttp:
-    """Requests to one server, at most ``connections`` at once, each on a kept-open connection
-    when one is idle."""
+    """Requests to one server, at most ``connections`` at once (or as many as a ``gate`` shared
+    with other clients lets through), each on a kept-open connection when one is idle."""
 
-    def __init__(self, base: str, timeout_s: float, connections: int = 32) -> None:
+    def __init__(
+        self,
+        base: str,
+        timeout_s: float,
+        connections: int = 32,
+        gate: asyncio.Semaphore | None = None,
+    ) -> None:
         url = urlsplit(base)
         if url.scheme != "http" or url.hostname is None:
             raise ValueError(f"not an http:// base URL: {base}")
         self.host = url.hostname
         self.port = url.port or 80
         self.timeout_s = timeout_s
-        self._gate = asyncio.Semaphore(connections)
+        self._gate = gate if gate is not None else asyncio.Semaphore(connections)
         self._idle: list[Connection] = []
 
     async def get(self, path: str) -> Reply:

@@ -100,7 +100,11 @@ class Driver:
         self.stats = stats
         self.think_ms = think_ms
         self.rng = random.Random(seed)
-        self.clients = [LeanHttp(base, timeout_s=60) for base in bases]
+        self.http_gate = asyncio.Semaphore(32)
+        """At most this many requests at once to all the servers together: thousands of slots
+        making their matches at the start must not all land in one burst, which the servers'
+        admission control refuses (their loop lags) and the slots then retry in waves."""
+        self.clients = [LeanHttp(base, timeout_s=60, gate=self.http_gate) for base in bases]
         self.window_open = asyncio.Event()
         """Set when the measured window opens: time-out matches start their clocks after it."""
         self.connect_gate = asyncio.Semaphore(64)
@@ -206,7 +210,9 @@ class Driver:
             except Retry as retry:
                 refused = isinstance(retry, Refused)
                 (self.stats.refused_slots if refused else self.stats.failed_slots).add(index)
-                await asyncio.sleep(retry.retry_after_s)
+                # Not all at the same moment: a wave of slots refused together would come
+                # back together and be refused together again, as clients without jitter do.
+                await asyncio.sleep(retry.retry_after_s * self.rng.uniform(1.0, 1.5))
                 continue
             sockets: list[LeanSocket] = []
             tasks: list[asyncio.Task[None]] = []
