@@ -66,18 +66,17 @@ def command(*parts: str) -> bytes:
 
 
 class RedisLink(asyncio.Protocol):
-    """One connection to Redis. Each command is written as it is sent: written at the end of
-    the loop's turn, together, a version waited behind every socket read of the next turn's
-    poll, and the relay's added p99 at 2,000 matches over two processes was 10 ms, not 5
-    (issue 13's benchmark). Replies are parsed as they come: a subscribed connection's
-    pushes (``message``, ``subscribe``, ``pong`` …) go to ``on_push``, every other reply to the
-    oldest waiting command (a future, or nothing for a command whose reply is not wanted)."""
+    """One connection to Redis. Commands are written at the end of the loop's turn, together;
+    replies are parsed as they come: a subscribed connection's pushes (``message``,
+    ``subscribe``, ``pong`` …) go to ``on_push``, every other reply to the oldest waiting
+    command (a future, or nothing for a command whose reply is not wanted)."""
 
     def __init__(self, on_push: Callable[[list[Any]], None] | None) -> None:
         self._loop = asyncio.get_running_loop()
         self._reader = hiredis.Reader(encoding="utf-8")
         self._on_push = on_push
         self._transport: asyncio.Transport | None = None
+        self._out: list[bytes] = []
         self._waiting: deque[asyncio.Future[Any] | None] = deque()
         self.lost: asyncio.Future[None] = self._loop.create_future()
         self.answered_at = self._loop.time()
@@ -118,8 +117,9 @@ class RedisLink(asyncio.Protocol):
                 waiter.set_exception(ConnectionError(f"Redis closed the connection: {exc}"))
 
     def send(self, *parts: str, reply: asyncio.Future[Any] | None = None) -> None:
-        if self._transport is not None and not self._transport.is_closing():
-            self._transport.write(command(*parts))
+        if not self._out:
+            self._loop.call_soon(self._flush)
+        self._out.append(command(*parts))
         if self._on_push is None or reply is not None:
             self._waiting.append(reply)
 
@@ -128,6 +128,11 @@ class RedisLink(asyncio.Protocol):
         reply: asyncio.Future[Any] = self._loop.create_future()
         self.send(*parts, reply=reply)
         return await asyncio.wait_for(reply, CONNECT_TIMEOUT_S)
+
+    def _flush(self) -> None:
+        out, self._out = self._out, []
+        if self._transport is not None and not self._transport.is_closing():
+            self._transport.write(b"".join(out))
 
     def close(self) -> None:
         if self._transport is not None:
