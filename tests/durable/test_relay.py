@@ -92,6 +92,19 @@ async def spread_table(stack: AsyncExitStack, a: Server, b: Server, c: Server) -
     return table
 
 
+async def idle_spread_table(
+    stack: AsyncExitStack, target: Target, folder: Path, redis_url: str
+) -> tuple[Table, Server]:
+    """A :func:`spread_table` on three new processes whose seats do not play, once every
+    socket has its state; and the second seat's process."""
+    a, b, c = await servers(stack, target, folder, redis_url, 3)
+    table = await spread_table(stack, a, b, c)
+    for seat in table.seats:
+        seat.acting = False
+    await table.until(lambda: all(w.match is not None for w in table.everyone))
+    return table, b
+
+
 def versions_in_order(watcher: Watcher) -> list[int]:
     """The versions a socket was given, state then updates, each once."""
     given: list[int] = []
@@ -160,11 +173,7 @@ async def test_a_relayed_command_gets_its_error_on_its_own_socket_only(
     target: Target, tmp_path: Path, redis_url: str
 ) -> None:
     async with AsyncExitStack() as stack:
-        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
-        table = await spread_table(stack, a, b, c)
-        for seat in table.seats:
-            seat.acting = False
-        await table.until(lambda: all(w.match is not None for w in table.everyone))
+        table, _ = await idle_spread_table(stack, target, tmp_path, redis_url)
         await asyncio.sleep(0.5)  # every presence change has come
         bo = table.seats[1]
         before = [len(w.frames) for w in (table.seats[0], table.spectator)]
@@ -182,11 +191,7 @@ async def test_a_socket_on_another_process_reads_the_chat_so_far(
     """The owner tells each attaching socket how many lines the match has; one that has some
     is sent them after its state, wherever it is (issue 12 item 1)."""
     async with AsyncExitStack() as stack:
-        a, b, c = await servers(stack, target, tmp_path, redis_url, 3)
-        table = await spread_table(stack, a, b, c)
-        for seat in table.seats:
-            seat.acting = False
-        await table.until(lambda: all(w.match is not None for w in table.everyone))
+        table, b = await idle_spread_table(stack, target, tmp_path, redis_url)
         bo = table.seats[1]
         await table.seats[0].ws.send(json.dumps({"type": "chat", "id": "c1", "text": "gl"}))
         await table.until(lambda: any(f["type"] == "chat" for f in bo.frames), timeout_s=10)
