@@ -74,8 +74,8 @@ async def test_each_server_owns_the_matches_it_makes(ready: Database) -> None:
         assert a.lease is not None
         assert b.lease is not None
         assert await owners(a) == {"a1": a.lease.server_id, "b1": b.lease.server_id}
-        # A later header (the match ending) keeps its owner.
-        await a.save_match(match("a1", status=MatchStatus.FINISHED))
+        # A later live header keeps its owner.
+        await a.save_match(match("a1"))
         assert (await owners(a))["a1"] == a.lease.server_id
         # Neither claims the other's live match while both leases run.
         assert await a.claim_orphans() == []
@@ -160,3 +160,28 @@ async def test_a_store_without_a_lease_is_one_process_alone(ready: Database) -> 
         assert await alone.claim_orphans() == []
         assert [m.id for m in await alone.claim_orphans(own=True)] == ["m1"]
         assert await owners(alone) == {}
+
+
+async def test_the_header_that_ends_a_match_deletes_its_owner_row(ready: Database) -> None:
+    """So the table, which every server's claim of orphans walks each second, holds only what is
+    live, however many matches have been played."""
+    clock = Clock()
+    async with server(ready, clock) as a, server(ready, clock) as b:
+        await seeded(a, "a1", "a2")
+        await seeded(b, "b1")
+        assert a.lease is not None
+        assert b.lease is not None
+        await a.save_match(match("a1", status=MatchStatus.FINISHED))
+        assert await owners(a) == {"a2": a.lease.server_id, "b1": b.lease.server_id}
+        # A match whose first header is an ended one never gets a row.
+        await asyncio.gather(
+            a.save_match(match("a3", status=MatchStatus.ABORTED)), a.save_match(match("a4"))
+        )
+        assert set(await owners(a)) == {"a2", "a4", "b1"}
+        # A server that ends a match it took over deletes the row as well.
+        await b.save_match(match("b1", status=MatchStatus.ABORTED))
+        assert set(await owners(b)) == {"a2", "a4"}
+        # What is left is exactly what a peer would claim if a's lease ran out.
+        clock.ms += LEASE_MS + 1
+        await b.append([event("b9", 1)], match=match("b9"))
+        assert [m.id for m in await b.claim_orphans()] == ["a2", "a4"]

@@ -63,6 +63,8 @@ async def _write_a_match_s_life(store: SqlStore) -> None:
     await store.add_chat_line(
         ChatRecord("m1", 1, "players", "p-ann", "ann", "first", "Fünf – ✓ 'quoted'", None, WALL_MS)
     )
+    # A live match keeps its owner row; m1's went with the header that ended it.
+    await store.save_match(replace(match("m2", second="p-bøb ✓"), imported_id=None))
 
 
 def _rows(path: Path) -> dict[str, list[tuple[object, ...]]]:

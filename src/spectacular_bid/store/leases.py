@@ -25,6 +25,11 @@ lease on it, and every match it creates gets a ``match_owner`` row with its id.
   once. Live matches with no owner row (stored by a release without leases) are adopted by
   ``INSERT … ON CONFLICT DO NOTHING RETURNING``, once each, the same way.
   The taker then ends each as a service timing failure (D5, ``service.recovery``).
+- **Only live matches have an owner row.** A server with a lease deletes a match's row with the
+  header that ends it, in one transaction (:func:`owner_changes`), so this table, and every
+  scan of it (each server claims orphans every second, ``service.failover``), stays the size of
+  what is live, not of every match ever played: at 18,000 stored matches the claim took 19 ms
+  of PostgreSQL, inside the writer's transaction, once a second on each server.
 
 Leases are in wall-clock ms: the servers of one database must keep their clocks within a small
 part of the lease of each other (NTP does far better than the default 10 s).
@@ -35,6 +40,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -196,6 +202,17 @@ async def owner_of(conn: AsyncConnection, match_id: str, statuses: tuple[str, ..
     )
     found: str | None = (await conn.execute(query)).scalar_one_or_none()
     return found
+
+
+def owner_changes(headers: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
+    """Of a batch's match headers (one per match), the ids of the live matches, whose owner row
+    is made if there is none, and of the ended ones, whose owner row goes: an ended match is
+    run by nobody."""
+    live: list[str] = []
+    ended: list[str] = []
+    for header in headers:
+        (live if header["status"] in LIVE else ended).append(header["id"])
+    return live, ended
 
 
 def _insert(dialect: str) -> Any:

@@ -240,8 +240,10 @@ class ChatLine(Base):
 class MatchOwner(Base):
     """Which server runs a match (issue 13 item 1): written with the match's first header by
     the server that creates it, moved only when a peer claims it from a gone server
-    (``store.leases``) or a stopping server hands it to a live one (``store.handover``). A
-    match stored before revision 9c3d5e7f1a42, or imported, has no row.
+    (``store.leases``) or a stopping server hands it to a live one (``store.handover``), and
+    deleted with the header that ends the match (revision 2b7d9e4c6a13 deleted those of the
+    matches ended before). A match stored before revision 9c3d5e7f1a42, or imported, has no
+    row.
     A table of its own, not a column of ``match``, so that the header's rows and statements
     stay what every release wrote."""
 

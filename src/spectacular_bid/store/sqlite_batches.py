@@ -36,7 +36,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.store.engine import set_up_connection, synchronous_of
-from spectacular_bid.store.leases import RENEW_QMARK, Lease
+from spectacular_bid.store.leases import RENEW_QMARK, Lease, owner_changes
 from spectacular_bid.store.models import (
     Base,
     ChatLine,
@@ -240,20 +240,29 @@ class SqliteBatches:
 
     def _save_matches(self, conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
         """Each match's last header of the batch, inserted or replacing the stored one; a new
-        match's owner row names this server (``store.leases``)."""
+        match's owner row names this server, an ended one's goes (``store.leases``)."""
         last_of_each = list({row["id"]: row for row in rows}.values())
         columns, values = self._matches.rows(last_of_each)
         updates = ", ".join(f'"{name}" = excluded."{name}"' for name in columns if name != "id")
         upsert = f' ON CONFLICT ("id") DO UPDATE SET {updates}'
         insert_chunks(conn, self._matches.table, columns, values, upsert)
-        if self._lease is not None:
-            owned = [(row["id"], self._lease.server_id) for row in last_of_each]
+        if self._lease is None:
+            return
+        live, ended = owner_changes(last_of_each)
+        if live:
+            owned = [(match_id, self._lease.server_id) for match_id in live]
             insert_chunks(
                 conn,
                 MatchOwner.__tablename__,
                 ("match_id", "server_id"),
                 owned,
                 ' ON CONFLICT ("match_id") DO NOTHING',
+            )
+        for start in range(0, len(ended), MAX_PARAMETERS):
+            chunk = ended[start : start + MAX_PARAMETERS]
+            marks = ", ".join(["?"] * len(chunk))
+            conn.execute(
+                f'DELETE FROM "{MatchOwner.__tablename__}" WHERE "match_id" IN ({marks})', chunk
             )
 
     def _save_rounds(self, conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:

@@ -44,7 +44,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from sqlalchemy import func, insert, select, tuple_
+from sqlalchemy import delete, func, insert, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -52,6 +52,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from spectacular_bid.service.ports import LeaseLostError, StorageError
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.store.engine import for_writing
+from spectacular_bid.store.leases import owner_changes
 from spectacular_bid.store.models import ChatLine, Match, MatchEvent, MatchOwner, Player, Round
 from spectacular_bid.store.records import EVENT_COLUMNS
 from spectacular_bid.store.sqlite_batches import MAX_PARAMETERS, SqliteBatches, insert_sql, takes
@@ -280,8 +281,12 @@ async def _apply(conn: AsyncConnection, batch: Sequence[Write], owner: str | Non
         last_of_each = {row["id"]: row for row in by_kind[WriteKind.MATCH]}
         await conn.execute(_upsert_match(conn.dialect.name), list(last_of_each.values()))
         if owner is not None:
-            owned = [{"match_id": match_id, "server_id": owner} for match_id in last_of_each]
-            await conn.execute(_adopt_match(conn.dialect.name), owned)
+            live, ended = owner_changes(last_of_each.values())
+            if live:
+                owned = [{"match_id": match_id, "server_id": owner} for match_id in live]
+                await conn.execute(_adopt_match(conn.dialect.name), owned)
+            if ended:
+                await conn.execute(delete(MatchOwner).where(MatchOwner.match_id.in_(ended)))
     if by_kind[WriteKind.ROUND]:
         await _save_rounds(conn, by_kind[WriteKind.ROUND])
     if by_kind[WriteKind.EVENTS]:
