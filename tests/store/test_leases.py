@@ -8,11 +8,13 @@ says so and not when a slow machine does.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import cast
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_connection
 
 from spectacular_bid.service.ports import LeaseLostError, MatchStatus
 from spectacular_bid.store.leases import Lease
@@ -185,3 +187,33 @@ async def test_the_header_that_ends_a_match_deletes_its_owner_row(ready: Databas
         clock.ms += LEASE_MS + 1
         await b.append([event("b9", 1)], match=match("b9"))
         assert [m.id for m in await b.claim_orphans()] == ["a2", "a4"]
+
+
+async def test_looking_up_an_owner_is_one_statement_on_postgresql(
+    ready: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A socket or join on a process that does not run its match asks for the owner: on
+    PostgreSQL that is the query alone, with no BEGIN and ROLLBACK around it, each of which would
+    wait for a turn of a busy event loop while holding a pooled connection."""
+    if ready.backend != "postgresql":
+        pytest.skip("SQLite's reads begin no transaction of the driver's")
+    begun: list[object] = []
+    begin = cast(
+        Callable[[AsyncAdapt_asyncpg_connection], Awaitable[None]],
+        AsyncAdapt_asyncpg_connection._start_transaction,
+    )
+
+    async def counted(connection: AsyncAdapt_asyncpg_connection) -> None:
+        await begin(connection)
+        if connection._transaction is not None:  # BEGIN was sent
+            begun.append(connection)
+
+    monkeypatch.setattr(AsyncAdapt_asyncpg_connection, "_start_transaction", counted)
+    async with server(ready, Clock()) as a:
+        await seeded(a, "a1")
+        assert begun  # the writes did begin transactions
+        begun.clear()
+        assert a.lease is not None
+        assert await a.owner_of("a1") == a.lease.server_id
+        assert await a.owner_of("none") is None
+        assert begun == []

@@ -92,6 +92,14 @@ class SqlStore(HandoverQueries):
         self._wal = wal
         self._owns_engine = owns_engine
         self._sessions = async_sessionmaker(engine, expire_on_commit=False)
+        self._one_statement = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
+        """For a read of one statement, which needs no transaction of its own: on PostgreSQL
+        it is then one round trip, not three (BEGIN, the query, ROLLBACK), each of which waits
+        for a turn of a busy event loop while the pool's connection is held."""
         self.lease = lease
         """A server's lease on its matches (``store.leases``): taken at :meth:`start`, renewed
         and checked by every commit, given up at :meth:`close`. A server always has one
@@ -338,7 +346,7 @@ class SqlStore(HandoverQueries):
         return self.lease.server_id if self.lease is not None else None
 
     async def owner_of(self, match_id: str) -> str | None:
-        async with self.engine.connect() as conn:
+        async with self._one_statement.connect() as conn:
             return await owner_of(conn, match_id, LIVE)
 
     async def claim_orphans(self, *, own: bool = False) -> list[MatchRecord]:
