@@ -8,15 +8,19 @@ says so and not when a slow machine does.
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import cast
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_connection
 
 from spectacular_bid.service.ports import LeaseLostError, MatchStatus
+from spectacular_bid.store.engine import for_writing
 from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.migrate import upgrade_to_head
 from spectacular_bid.store.models import MatchOwner, Server
@@ -217,3 +221,23 @@ async def test_looking_up_an_owner_is_one_statement_on_postgresql(
         assert await a.owner_of("a1") == a.lease.server_id
         assert await a.owner_of("none") is None
         assert begun == []
+
+
+async def test_a_peer_that_died_on_this_machine_is_claimed_before_its_lease_runs_out(
+    ready: Database,
+) -> None:
+    """A server restarted after a crash, or a peer on the same machine, need not wait for the
+    dead process's lease: its pid says it is gone."""
+    clock = Clock()
+    async with server(ready, clock) as a, server(ready, clock) as b:
+        await seeded(a, "a1")
+        ended = subprocess.Popen([sys.executable, "-c", "pass"])
+        ended.wait()
+        assert a.lease is not None
+        async with for_writing(a.engine).begin() as conn:
+            await conn.execute(
+                update(Server)
+                .where(Server.id == a.lease.server_id)
+                .values(host=f"{socket.gethostname()}:{ended.pid}")
+            )
+        assert [m.id for m in await b.claim_orphans()] == ["a1"]
