@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+from math import inf
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,9 @@ def test_the_window_ends_before_the_generators_collector_runs_again() -> None:
     assert stats.window_end["now_ms"] == 5_000
     assert _max_pause_ms(stats) == 25
     assert stats.window_end_rss_kb > 0
-    assert stats.relay_p99_ms is not None
+    # The window: 4 relayed (none before it past 1 ms), 2 within 1 ms, 2 past every bound.
+    assert stats.relay_p99_ms == float("inf")
+    assert stats.relay_within_percent == {"1": 50.0}
 
 
 def test_only_the_windows_long_collections_are_reported(tmp_path: Path) -> None:
@@ -154,3 +157,29 @@ def test_only_the_windows_long_collections_are_reported(tmp_path: Path) -> None:
     assert (opened, closed) == (len(warm_up), whole.index(b"WARNING", len(warm_up) + 1))
     assert window_collections(whole, (opened, closed)) == [f"{LONG_COLLECTION_LOG} 61 ms: sweep"]
     assert len(window_collections(whole, None)) == 3
+
+
+def test_the_relay_figures_are_the_windows_own() -> None:
+    """The p99 bucket and the share within each bound count only what was relayed between the
+    two scrapes; with nothing relayed (one server) there are no figures."""
+    before = [(0.001, 500.0), (0.0025, 600.0), (0.005, 600.0), (0.01, 700.0), (inf, 700.0)]
+    after = [(0.001, 1440.0), (0.0025, 1580.0), (0.005, 1596.0), (0.01, 1700.0), (inf, 1700.0)]
+    window = server_driver.relay_window(before, after)
+    assert window == [
+        (0.001, 940.0),
+        (0.0025, 980.0),
+        (0.005, 996.0),
+        (0.01, 1000.0),
+        (inf, 1000.0),
+    ]
+    assert server_driver.relay_p99_ms(window) == 5.0
+    assert server_driver.relay_within_percent(window) == {
+        "1": 94.0,
+        "2.5": 98.0,
+        "5": 99.6,
+        "10": 100.0,
+    }
+    nothing = server_driver.relay_window(before, before)
+    assert nothing == []
+    assert server_driver.relay_p99_ms(nothing) is None
+    assert server_driver.relay_within_percent(nothing) is None

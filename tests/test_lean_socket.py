@@ -247,7 +247,8 @@ def test_frames_are_read_however_the_stream_is_cut(cut: int) -> None:
 
     socket, wire, received = asyncio.run(run())
     assert received == EXPECTED
-    assert socket.opened.done() and socket.opened.exception() is None
+    assert socket.opened.done()
+    assert socket.opened.exception() is None
     answers = _read_back(b"".join(wire.written[1:]))
     assert [(f.opcode, f.data) for f in answers] == [(Opcode.PONG, b"are you there")]
     assert not wire.aborted

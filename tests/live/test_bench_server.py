@@ -119,6 +119,11 @@ def test_bench_server_spreads_its_clients_over_several_relaying_processes(
     relay = report["relay_p99_ms"]
     assert isinstance(relay, float)
     assert relay > 0
+    within = report["relay_within_percent"]
+    assert isinstance(within, dict)
+    shares = list(within.values())
+    assert shares == sorted(shares)
+    assert 0 < shares[-1] <= 100
 
 
 def test_several_processes_need_a_shared_database_and_redis(

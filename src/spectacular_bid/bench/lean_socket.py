@@ -9,12 +9,14 @@ handed to a callback from ``data_received``, as it is parsed, and pings are answ
 sans-I/O protocol itself. Nor does it send pings of its own, as a browser cannot. Only what the
 benchmark uses is here: open, send text, read text, close, and the close code the server gave.
 
-Once the handshake is done, the frames the server sends are read here too (:class:`Frames`):
-the data frames, which are all but a few, are cut out of the stream and handed on; each control
-frame (ping, pong, close), whole, and anything this reader does not expect (a masked frame,
-extension bits), with the rest of the stream, go to the sans-I/O protocol, which then sees only
-whole frames. Its generic parser was over a sixth of the load generator's stack samples at
-``--processes 2 --think-ms 0``, and building each masked text frame through it another tenth.
+Once the handshake is done, the frames the server sends are read here too
+(:attr:`Reading.FRAMES`): the data frames, which are all but a few, are cut out of the stream
+and handed on; each control frame (ping, pong, close), whole, and anything this reader does not
+expect (a masked frame, extension bits), with the rest of the stream, go to the sans-I/O
+protocol, which so sees only whole frames. Text frames are built and masked here too. The
+protocol's generic parser and framing were about a fifth of the load generator's stack samples
+at ``--processes 2 --think-ms 0``; doing both here took its CPU per command from 0.10 to
+0.07 ms, which the servers it shares the cores with now have.
 """
 
 from __future__ import annotations

@@ -121,6 +121,7 @@ def _report(
             stats.window_start_rss_kb, stats.window_end_rss_kb
         ),
         "relay_p99_ms": stats.relay_p99_ms,
+        "relay_within_percent": stats.relay_within_percent,
     }
 
 

@@ -323,7 +323,9 @@ async def close_window(
     stats.window_log_bytes = {
         pid: (opened, logged_bytes(pid)) for pid, (opened, _) in stats.window_log_bytes.items()
     }
-    stats.relay_p99_ms = relay_p99_ms(relayed_before, await driver.relay_counts())
+    window = relay_window(relayed_before, await driver.relay_counts())
+    stats.relay_p99_ms = relay_p99_ms(window)
+    stats.relay_within_percent = relay_within_percent(window)
     gc.enable()
 
 
@@ -339,17 +341,37 @@ def relay_buckets(exposition: str) -> list[tuple[float, float]]:
     return found
 
 
-def relay_p99_ms(
+def relay_window(
     before: list[tuple[float, float]], after: list[tuple[float, float]]
-) -> float | None:
-    """The 99th percentile of the relay delays counted between two scrapes, as the upper bound
-    of its histogram bucket (ms); None when nothing was relayed (one server)."""
+) -> list[tuple[float, float]]:
+    """``(upper bound in s, cumulative count)`` of the relay delays counted between two
+    scrapes; empty when nothing was relayed (one server)."""
     counted = dict(before)
     window = [(bound, count - counted.get(bound, 0.0)) for bound, count in after]
-    if not window or window[-1][1] <= 0:
+    return window if window and window[-1][1] > 0 else []
+
+
+def relay_p99_ms(window: list[tuple[float, float]]) -> float | None:
+    """The 99th percentile of a window's relay delays, as the upper bound of its histogram
+    bucket (ms); None when nothing was relayed."""
+    if not window:
         return None
     total = window[-1][1]
     return next(bound * 1000 for bound, cumulative in window if cumulative >= 0.99 * total)
+
+
+def relay_within_percent(window: list[tuple[float, float]]) -> dict[str, float] | None:
+    """The share of a window's relayed versions that arrived within each finite bucket's
+    bound (ms, as text): how far the p99 is from a bucket's edge. Each delay is measured in
+    whole milliseconds of the two processes' wall clocks, so it is known to within one."""
+    if not window:
+        return None
+    total = window[-1][1]
+    return {
+        f"{bound * 1000:g}": round(100 * cumulative / total, 2)
+        for bound, cumulative in window
+        if bound != float("inf")
+    }
 
 
 async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:

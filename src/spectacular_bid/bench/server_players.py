@@ -33,6 +33,8 @@ class Stats:
     latencies_ms: list[float] = field(default_factory=list)
     relay_p99_ms: float | None = None
     """With several servers: the 99th percentile of the relay's delay between them."""
+    relay_within_percent: dict[str, float] | None = None
+    """With several servers: the share of relayed versions within each bucket's bound."""
     commands: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     flag_lateness_ms: list[int] = field(default_factory=list)
