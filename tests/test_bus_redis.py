@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from spectacular_bid.bus.redis import RedisBus, command
+from spectacular_bid.bus.redis import RedisBus, command, publish_command
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
@@ -50,6 +50,13 @@ def test_a_command_is_an_array_of_bulk_strings() -> None:
         command("PUBLISH", "c", "é\r\n")
         == b"*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$4\r\n\xc3\xa9\r\n\r\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("channel", "text"), [("c", "é\r\n"), ("specbid:match:x", ""), ("ü" * 3, "%d %s $1\r\n" * 40)]
+)
+def test_a_publish_is_made_as_the_generic_command_would_be(channel: str, text: str) -> None:
+    assert publish_command(channel, text) == command("PUBLISH", channel, text)
 
 
 async def listening(bus: RedisBus) -> tuple[str, list[str]]:

@@ -65,6 +65,16 @@ def command(*parts: str) -> bytes:
     return b"".join(out)
 
 
+_PUBLISH: Final = b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%b\r\n$%d\r\n%b\r\n"
+
+
+def publish_command(channel: str, text: str) -> bytes:
+    """:func:`command` of ``PUBLISH channel text``, made in one formatting rather than part by
+    part: the relay's every message is one (half the cost of making it)."""
+    name, data = channel.encode(), text.encode()
+    return _PUBLISH % (len(name), name, len(data), data)
+
+
 class RedisLink(asyncio.Protocol):
     """One connection to Redis. Commands are written at the end of the loop's turn, together;
     replies are parsed as they come: a subscribed connection's pushes (``message``,
@@ -122,6 +132,13 @@ class RedisLink(asyncio.Protocol):
         self._out.append(command(*parts))
         if self._on_push is None or reply is not None:
             self._waiting.append(reply)
+
+    def publish(self, channel: str, text: str) -> None:
+        """``PUBLISH`` on a connection that publishes; its reply is not wanted."""
+        if not self._out:
+            self._loop.call_soon(self._flush)
+        self._out.append(publish_command(channel, text))
+        self._waiting.append(None)
 
     async def call(self, *parts: str) -> Any:
         """A command's reply (for the few that are waited for: AUTH, SELECT)."""
@@ -181,7 +198,7 @@ class RedisBus:
     def send(self, channel: str, text: str) -> None:
         pub = self._pub
         if self._up and pub is not None and pub.is_open:
-            pub.send("PUBLISH", channel, text)
+            pub.publish(channel, text)
             return
         if len(self._backlog) >= QUEUE_LIMIT:
             self._backlog.popleft()
