@@ -37,6 +37,7 @@ part of the lease of each other (NTP does far better than the default 10 s).
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import socket
@@ -44,7 +45,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import ColumnElement, exists, insert, literal, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    bindparam,
+    exists,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -194,14 +205,23 @@ class Lease:
 async def owner_of(conn: AsyncConnection, match_id: str, statuses: tuple[str, ...]) -> str | None:
     """The live server that runs the match ``match_id`` while its status is one of
     ``statuses``: where its sockets' commands go (issue 13 item 2)."""
-    query = (
+    result = await conn.execute(_owner_query(statuses), {"match_id": match_id})
+    found: str | None = result.scalar_one_or_none()
+    return found
+
+
+@functools.cache
+def _owner_query(statuses: tuple[str, ...]) -> Select[str]:
+    """:func:`owner_of`'s query, made once: made anew, it cost about 0.1 ms a call (building it
+    and its cache key), and every socket and join of a match on a peer asks it."""
+    return (
         select(MatchOwner.server_id)
         .join(Server, Server.id == MatchOwner.server_id)
         .join(Match, Match.id == MatchOwner.match_id)
-        .where(MatchOwner.match_id == match_id, ~Server.gone, Match.status.in_(statuses))
+        .where(
+            MatchOwner.match_id == bindparam("match_id"), ~Server.gone, Match.status.in_(statuses)
+        )
     )
-    found: str | None = (await conn.execute(query)).scalar_one_or_none()
-    return found
 
 
 def owner_changes(headers: Iterable[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
