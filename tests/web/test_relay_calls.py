@@ -12,7 +12,7 @@ import pytest
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web import relay as relay_module
-from spectacular_bid.web.relay import RETRY_AFTER_S, Relay, Request
+from spectacular_bid.web.relay import RETRY_AFTER_S, SERVER_CHANNEL, Relay, Request
 
 
 class MemoryBus:
@@ -82,12 +82,17 @@ async def test_an_owners_refusal_is_raised_as_it_was() -> None:
     assert unknown.value.code is ErrorCode.UNKNOWN_TYPE
 
 
-async def test_a_call_nobody_answers_is_busy_after_the_timeout(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+async def unheard(monkeypatch: pytest.MonkeyPatch) -> Relay:
+    """An asker whose owner hears nothing, with calls that time out after 50 ms."""
     monkeypatch.setattr(relay_module, "CALL_TIMEOUT_S", 0.05)
     bus, asker, _ = await pair()
-    bus.deaf.add("specbid:server:owner")
+    bus.deaf.add(SERVER_CHANNEL + "owner")
+    return asker
+
+
+async def test_a_call_nobody_answers_is_busy_after_the_timeout(unheard: Relay) -> None:
+    asker = unheard
     loop = asyncio.get_running_loop()
     started = loop.time()
 
@@ -116,11 +121,9 @@ async def test_an_answer_after_the_timeout_is_dropped(monkeypatch: pytest.Monkey
 
 
 async def test_a_cancelled_call_leaves_no_call_and_no_timer(
-    monkeypatch: pytest.MonkeyPatch,
+    unheard: Relay, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(relay_module, "CALL_TIMEOUT_S", 0.05)
-    bus, asker, _ = await pair()
-    bus.deaf.add("specbid:server:owner")
+    asker = unheard
     fired: list[object] = []
     monkeypatch.setattr(relay_module, "_expire", fired.append)
     call = asyncio.create_task(asker.call("owner", "submit", {}))
