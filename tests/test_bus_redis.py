@@ -59,6 +59,27 @@ def test_a_publish_is_made_as_the_generic_command_would_be(channel: str, text: s
     assert publish_command(channel, text) == command("PUBLISH", channel, text)
 
 
+async def test_a_listen_cancelled_as_redis_confirms_it_is_cancelled() -> None:
+    """A socket's task cancelled in the turn its subscription was confirmed stops there: Python
+    3.11's ``asyncio.wait_for`` returned instead, dropping the cancellation, and the socket
+    went on attaching (``asyncio.timeout`` keeps it)."""
+
+    class Subscribed:
+        is_open = True
+
+        def send(self, *parts: str) -> None:
+            pass
+
+    bus = RedisBus("redis://127.0.0.1:1/0")  # never connected: the link is the stand-in
+    bus._up, bus._sub = True, Subscribed()  # type: ignore[assignment]
+    listening = asyncio.create_task(bus.listen("specbid:test:c", lambda text: None))
+    await asyncio.sleep(0)
+    bus._confirming["specbid:test:c"].set_result(None)
+    listening.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await listening
+
+
 async def listening(bus: RedisBus) -> tuple[str, list[str]]:
     """A fresh channel ``bus`` listens on, and the list its messages go to."""
     channel = "specbid:test:" + secrets.token_hex(4)

@@ -312,3 +312,16 @@ def test_a_long_message_from_a_real_server() -> None:
     received, code = asyncio.run(run())
     assert received == [b"x" * 200_000, b"y" * 100_000]
     assert code == 1000
+
+
+async def test_a_close_cancelled_as_the_server_ends_the_connection_is_cancelled() -> None:
+    """Python 3.11's ``asyncio.wait_for`` dropped a cancellation that came in the turn its
+    wait ended: a slot cancelled at the end of a run as its socket closed played on, and the
+    run waited minutes for it (``asyncio.timeout`` keeps the cancellation)."""
+    socket = LeanSocket("ws://127.0.0.1:1/ws/matches/m1")
+    closing = asyncio.create_task(socket.close())
+    await asyncio.sleep(0)
+    socket.closed.set_result(None)
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing

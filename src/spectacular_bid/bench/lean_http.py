@@ -90,7 +90,8 @@ class LeanHttp:
             lines.append(f"Content-Length: {len(payload)}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode()
         async with self._gate:
-            return await asyncio.wait_for(self._send(head + payload), self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):
+                return await self._send(head + payload)
 
     async def _send(self, request: bytes) -> Reply:
         while self._idle:

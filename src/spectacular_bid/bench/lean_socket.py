@@ -166,7 +166,8 @@ class LeanSocket(asyncio.Protocol):
             self._protocol.send_close(1000)
             self._flush()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(self.closed), CLOSE_TIMEOUT_S)
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                await asyncio.shield(self.closed)
         if self._transport is not None:
             self._transport.close()
 
@@ -326,4 +327,5 @@ async def open_socket(uri: str, timeout_s: float) -> LeanSocket:
             raise
         return socket
 
-    return await asyncio.wait_for(connect(), timeout_s)
+    async with asyncio.timeout(timeout_s):
+        return await connect()

@@ -262,10 +262,12 @@ class Driver:
 async def cancel_all(tasks: list[asyncio.Task[None]], every_s: float = 1.0) -> None:
     """Cancel ``tasks`` until every one has ended, again each ``every_s``.
 
-    Once is not enough on Python 3.11: its ``asyncio.wait_for`` returns the result, and drops
-    the cancellation, when the cancellation comes in the same turn of the loop as the result
-    (fixed in 3.12). A slot cancelled that way as one of its sockets closed or opened played
-    on, and the run waited for it: twice in a dozen saturated runs, minutes after the window."""
+    Once was not always enough: Python 3.11's ``asyncio.wait_for`` returns the result, and
+    drops the cancellation, when the cancellation comes in the same turn of the loop as the
+    result (fixed in 3.12). A slot cancelled that way as one of its sockets closed played on,
+    and the run waited for it: twice in a dozen saturated runs, minutes after the window. Its
+    waits now use ``asyncio.timeout``, which keeps the cancellation; this stays so that no
+    other wait can hang a run so."""
     pending = {task for task in tasks if not task.done()}
     while pending:
         for task in pending:

@@ -144,7 +144,8 @@ class RedisLink(asyncio.Protocol):
         """A command's reply (for the few that are waited for: AUTH, SELECT)."""
         reply: asyncio.Future[Any] = self._loop.create_future()
         self.send(*parts, reply=reply)
-        return await asyncio.wait_for(reply, CONNECT_TIMEOUT_S)
+        async with asyncio.timeout(CONNECT_TIMEOUT_S):
+            return await reply
 
     def _flush(self) -> None:
         out, self._out = self._out, []
@@ -215,8 +216,9 @@ class RedisBus:
         if confirmed is None or confirmed.done():
             confirmed = self._confirming[channel] = asyncio.get_running_loop().create_future()
         sub.send("SUBSCRIBE", channel)
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(confirmed), SUBSCRIBE_WAIT_S)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SUBSCRIBE_WAIT_S):
+                await asyncio.shield(confirmed)
 
     async def unlisten(self, channel: str) -> None:
         if self._handlers.pop(channel, None) is None:
@@ -310,7 +312,8 @@ class RedisBus:
             context = ssl.create_default_context() if parts.scheme == "rediss" else None
             host, port = parts.hostname or "localhost", parts.port or 6379
             opening = loop.create_connection(make, host, port, ssl=context)
-        _, link = await asyncio.wait_for(opening, CONNECT_TIMEOUT_S)
+        async with asyncio.timeout(CONNECT_TIMEOUT_S):
+            _, link = await opening
         if parts.password is not None:
             user = [unquote(parts.username)] if parts.username else []
             await link.call("AUTH", *user, unquote(parts.password))

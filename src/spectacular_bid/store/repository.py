@@ -166,7 +166,8 @@ class SqlStore(HandoverQueries):
         if self._head is None:
             self._head = head_revision()
         try:
-            revision = await asyncio.wait_for(_revision(self.engine), READY_TIMEOUT_S)
+            async with asyncio.timeout(READY_TIMEOUT_S):
+                revision = await _revision(self.engine)
         except TimeoutError:
             return f"the database did not answer within {READY_TIMEOUT_S:g} s"
         except Exception as exc:  # whatever the driver raises, the answer is "not ready"

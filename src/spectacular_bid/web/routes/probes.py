@@ -85,7 +85,8 @@ async def _store_reason(store: MatchStore) -> str | None:
 
 async def _optional_reason(dependency: OptionalDependency) -> str | None:
     try:
-        return await asyncio.wait_for(dependency.unready_reason(), OPTIONAL_TIMEOUT_S)
+        async with asyncio.timeout(OPTIONAL_TIMEOUT_S):
+            return await dependency.unready_reason()
     except TimeoutError:
         return f"{dependency.name} did not answer within {OPTIONAL_TIMEOUT_S:g} s"
     except Exception as exc:  # an optional dependency never fails the probe
