@@ -127,18 +127,18 @@ class RedisLink(asyncio.Protocol):
                 waiter.set_exception(ConnectionError(f"Redis closed the connection: {exc}"))
 
     def send(self, *parts: str, reply: asyncio.Future[Any] | None = None) -> None:
-        if not self._out:
-            self._loop.call_soon(self._flush)
-        self._out.append(command(*parts))
-        if self._on_push is None or reply is not None:
-            self._waiting.append(reply)
+        self._queue(command(*parts), reply)
 
     def publish(self, channel: str, text: str) -> None:
-        """``PUBLISH`` on a connection that publishes; its reply is not wanted."""
+        """``PUBLISH``, its reply not wanted."""
+        self._queue(publish_command(channel, text), None)
+
+    def _queue(self, data: bytes, reply: asyncio.Future[Any] | None) -> None:
         if not self._out:
             self._loop.call_soon(self._flush)
-        self._out.append(publish_command(channel, text))
-        self._waiting.append(None)
+        self._out.append(data)
+        if self._on_push is None or reply is not None:
+            self._waiting.append(reply)
 
     async def call(self, *parts: str) -> Any:
         """A command's reply (for the few that are waited for: AUTH, SELECT)."""
