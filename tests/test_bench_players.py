@@ -62,3 +62,21 @@ def test_a_refusal_before_any_state_sends_nothing() -> None:
         return socket.sent
 
     assert asyncio.run(play()) == []
+
+
+@pytest.mark.parametrize("think_ms", [(0, 0), (20, 20)])
+def test_only_the_newest_decision_is_sent(think_ms: tuple[int, int]) -> None:
+    """A message that comes while a seat still thinks replaces its decision, as a person who
+    sees the board change decides again: two commands for one turn would be one refused."""
+
+    async def play() -> list[str]:
+        socket = Socket()
+        player = Player(cast(LeanSocket, socket), "m1", Stats(), think_ms, random.Random(1))
+        player.on_text(_state(7))
+        player.on_text(_state(8))
+        await asyncio.sleep(0.05)
+        return socket.sent
+
+    sent = asyncio.run(play())
+    assert len(sent) == 1
+    assert '"version":8' in sent[0]

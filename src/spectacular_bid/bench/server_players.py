@@ -173,6 +173,11 @@ class Player:
         the window, not as soon as its match is dealt."""
         self.version = -1
         self.pending: asyncio.Task[None] | None = None
+        """A passive seat's wait for its moment to press Start."""
+        self.next_command: asyncio.Handle | None = None
+        """The command this seat sends when its think time is over: a callback on the loop,
+        not a task and its wake-up, which took a seat's handling of a message from 5.7 to
+        4.6 µs; this load generator shares its cores with the servers (issue 13)."""
         self.done = asyncio.Event()
         self.last_deadline: int | None = None
         self.last_match: Seen | None = None
@@ -251,8 +256,8 @@ class Player:
                 elif self.pending is None:
                     self.pending = asyncio.get_running_loop().create_task(self._start_when_due())
             return
-        if self.pending is not None and not self.pending.done():
-            self.pending.cancel()
+        if self.next_command is not None:
+            self.next_command.cancel()
         command: dict[str, Any] | None = None
         if match.legal is not None:
             command = choose(match.legal, self.rng)
@@ -260,7 +265,7 @@ class Player:
             command = {"type": "start"}
         if command is not None:
             command["version"] = version
-            self.pending = asyncio.get_running_loop().create_task(self._act_later(command))
+            self.next_command = self._act_later(command)
 
     async def _start_when_due(self) -> None:
         assert self.start_when is not None
@@ -270,11 +275,14 @@ class Player:
     def _ready(self, match: Seen) -> bool:
         return bool(match.ready and match.audience and match.ready.get(match.audience))
 
-    async def _act_later(self, command: dict[str, Any]) -> None:
+    def _act_later(self, command: dict[str, Any]) -> asyncio.Handle:
+        """Send ``command`` after a think time; without one, in the loop's next turn, as a
+        seat's own reaction to a message is not part of handling it."""
+        loop = asyncio.get_running_loop()
         low, high = self.think_ms
         if high > 0:
-            await asyncio.sleep(self.rng.uniform(low, high) / 1000)
-        self._send(command)
+            return loop.call_later(self.rng.uniform(low, high) / 1000, self._send, command)
+        return loop.call_soon(self._send, command)
 
     def _send(self, command: dict[str, Any]) -> None:
         key = (self.match_id, command["version"] + 1)
