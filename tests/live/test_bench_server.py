@@ -16,6 +16,7 @@ import pytest
 from durable.conftest import TEST_DATABASE_URL, Target, create_target, drop_target, new_target
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench.capacity import MIN_CAPACITY
+from spectacular_bid.bench.server_driver import Placement
 
 
 def test_bench_server_measures_commands_latency_and_flags() -> None:
@@ -90,8 +91,9 @@ async def _fresh_database() -> Target:
     return target
 
 
+@pytest.mark.parametrize("placement", list(Placement))
 def test_bench_server_spreads_its_clients_over_several_relaying_processes(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, placement: Placement
 ) -> None:
     redis_url = os.environ.get("TEST_REDIS_URL")
     if not (TEST_DATABASE_URL and redis_url):
@@ -103,11 +105,17 @@ def test_bench_server_spreads_its_clients_over_several_relaying_processes(
         monkeypatch.setenv("DATABASE_URL", target.url)
         monkeypatch.setenv("REDIS_URL", redis_url)
         report = bench_server.run(
-            matches=6, seconds=4.0, think_ms=(50, 200), timeout_matches=2, processes=2
+            matches=6,
+            seconds=4.0,
+            think_ms=(50, 200),
+            timeout_matches=2,
+            processes=2,
+            placement=placement,
         )
     finally:
         asyncio.run(drop_target(target))
     assert report["processes"] == 2
+    assert report["placement"] == placement.value
     assert "timing_failure" not in report["ended"]  # type: ignore[operator]
     assert report["errors"] == {}
     assert report["early_flags"] == 0
@@ -115,8 +123,12 @@ def test_bench_server_spreads_its_clients_over_several_relaying_processes(
     commands = report["commands"]
     assert isinstance(commands, int)
     assert commands > 0
-    # The second seat and the spectator of every match used the other process: relayed.
     relay = report["relay_p99_ms"]
+    if placement is Placement.OWNER:
+        # Every socket on its match's owner: nothing went through the relay.
+        assert relay is None
+        return
+    # The second seat and the spectator of every match used the other process: relayed.
     assert isinstance(relay, float)
     assert relay > 0
     within = report["relay_within_percent"]

@@ -26,7 +26,13 @@ from typing import Final
 
 import uvloop
 
-from spectacular_bid.bench.server_driver import WARMUP_S, Load, drive, longest_run_s
+from spectacular_bid.bench.server_driver import (
+    WARMUP_S,
+    Load,
+    Placement,
+    drive,
+    longest_run_s,
+)
 from spectacular_bid.bench.server_players import Stats
 from spectacular_bid.bench.server_process import (
     long_collection_lines,
@@ -44,14 +50,16 @@ def run(
     seed: int = 1,
     warmup_s: float = WARMUP_S,
     processes: int = 1,
+    placement: Placement = Placement.APART,
 ) -> dict[str, object]:
     """Start the server processes, drive them, and report the figures of issue 3's benchmark
-    (with ``processes`` above 1, on ``$DATABASE_URL`` relaying through ``$REDIS_URL``)."""
+    (with ``processes`` above 1, on ``$DATABASE_URL`` relaying through ``$REDIS_URL``, the
+    sockets placed on them as ``placement`` says)."""
     if matches < 1 or seconds <= 0 or timeout_matches < 0 or warmup_s < 0 or processes < 1:
         raise ValueError(
             f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=} {processes=}"
         )
-    load = Load(matches, seconds, think_ms, timeout_matches, seed, warmup_s)
+    load = Load(matches, seconds, think_ms, timeout_matches, seed, warmup_s, placement)
     # The time-out matches wait for their moment in the window to press Start; the players of
     # the others press at once, so a grace this long changes nothing for them (D3).
     with serving_several(processes, grace_s=longest_run_s(load)) as servers:
@@ -82,6 +90,7 @@ def _report(
     return {
         "benchmark": "server",
         "processes": processes,
+        "placement": load.placement.value,
         "matches": load.matches,
         "seconds": seconds,
         "warmup_s": load.warmup_s,

@@ -14,6 +14,7 @@ import os
 import random
 import time
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from spectacular_bid.bench.lean_http import LeanHttp, Reply
@@ -44,6 +45,19 @@ _OPEN_TIMEOUT_S = 60.0
 """How long a socket may take to connect and complete its handshake while thousands open."""
 
 
+class Placement(Enum):
+    """Which server each socket of a match uses when there are several (issue 13)."""
+
+    APART = "apart"
+    """The match is made on its slot's server; the second seat and the spectator use the next
+    one, so that half the commands and two of every three sockets' frames go through the
+    relay: the issue's worst case, and the default."""
+    OWNER = "owner"
+    """Every socket on the server that made the match, its owner: nothing is relayed. With the
+    same load as :attr:`APART`, the difference between the two prices the relay, and this one
+    is the ceiling a relay that cost nothing would give."""
+
+
 @dataclass(frozen=True)
 class Load:
     """What a run asks of the server: its size, the players' think time, and the seed."""
@@ -57,6 +71,7 @@ class Load:
     timeout_matches: int
     seed: int
     warmup_s: float = WARMUP_S
+    placement: Placement = Placement.APART
     """Play before the window opens. A soak sets it long enough for the matches to reach their
     steady state (some ended and replaced, ended ones leaving memory after the finished-match
     TTL), so that the window's memory growth is what a leak would show, not the first matches
@@ -94,9 +109,15 @@ class Driver:
     """One run's HTTP client and connection gates, and the loop each match slot plays."""
 
     def __init__(
-        self, bases: list[str], stats: Stats, think_ms: tuple[int, int], seed: int
+        self,
+        bases: list[str],
+        stats: Stats,
+        think_ms: tuple[int, int],
+        seed: int,
+        placement: Placement = Placement.APART,
     ) -> None:
         self.bases = bases
+        self.placement = placement
         self.stats = stats
         self.think_ms = think_ms
         self.rng = random.Random(seed)
@@ -111,9 +132,11 @@ class Driver:
 
     def server_of(self, index: int, seat: int) -> int:
         """Which server a slot's seat (0, 1; 2 the spectator) uses: the match is made on the
-        slot's own, the second seat and the spectator use the next one (with several servers,
-        issue 13: their commands and frames go through the relay)."""
-        return (index + (seat > 0)) % len(self.bases)
+        slot's own; as :attr:`placement` says, the second seat and the spectator use the next
+        one (with several servers, issue 13: their commands and frames go through the relay)
+        or the same."""
+        apart = seat > 0 and self.placement is Placement.APART
+        return (index + apart) % len(self.bases)
 
     async def guest(self, name: str, server: int = 0) -> str:
         r = await self.clients[server].post("/api/session", {"name": name})
@@ -399,7 +422,7 @@ async def drive(bases: list[str], load: Load, server_pids: list[int]) -> Stats:
     gc.collect()
     gc.freeze()
     stats = Stats(idle_rss_kb=sum(rss_kb(pid) for pid in server_pids))
-    driver = Driver(bases, stats, load.think_ms, load.seed)
+    driver = Driver(bases, stats, load.think_ms, load.seed, load.placement)
     matches, seconds, timeouts = load.matches, load.seconds, load.timeout_matches
     until = time.perf_counter() + longest_run_s(load) - _TIMEOUT_SETTLE_S
     # Time-outs come one by one over the window, as they would among people; started all at once

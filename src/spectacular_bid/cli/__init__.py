@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from spectacular_bid.cli.bench import (
+    PLACEMENTS,
     level_list,
     non_negative_float,
     non_negative_int,
@@ -165,6 +166,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         help="server processes on $DATABASE_URL relaying through $REDIS_URL, the clients "
         "spread over them (default: 1)",
+    )
+    server.add_argument(
+        "--placement",
+        choices=PLACEMENTS,
+        default=PLACEMENTS[0],
+        help="with several processes: 'apart' puts each match's second seat and spectator on "
+        "another process than its owner, relayed; 'owner' puts every socket on the owner, "
+        "nothing relayed, the ceiling that prices the relay (default: apart)",
     )
     server.set_defaults(handler=run_bench_server)
 

@@ -15,6 +15,7 @@ from spectacular_bid.bench import bots as bench_bots
 from spectacular_bid.bench import rules as bench_rules
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench import store as bench_store
+from spectacular_bid.bench.server_driver import Placement
 from spectacular_bid.cli.exit_status import EXIT_OK
 
 
@@ -111,6 +112,10 @@ def run_bench_bots(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+PLACEMENTS = [placement.value for placement in Placement]
+"""The values of ``bench server --placement``, the default (``apart``) first."""
+
+
 def run_bench_server(args: argparse.Namespace) -> int:
     """``specbid bench server``: live matches against a server in its own process (issue 3)."""
     result = bench_server.run(
@@ -121,6 +126,7 @@ def run_bench_server(args: argparse.Namespace) -> int:
         seed=args.seed,
         warmup_s=args.warmup_s,
         processes=args.processes,
+        placement=Placement(args.placement),
     )
     print(json.dumps(result))
     return EXIT_OK
