@@ -22,6 +22,8 @@ from spectacular_bid.bench.server_driver import Placement
 def test_bench_server_measures_commands_latency_and_flags() -> None:
     report = bench_server.run(matches=6, seconds=4.0, think_ms=(50, 200), timeout_matches=3)
     assert report["benchmark"] == "server"
+    assert report["processes"] == 1
+    assert report["placement"] is None
     assert isinstance(report["commands"], int)
     assert report["commands"] > 0
     assert isinstance(report["latency_samples"], int)

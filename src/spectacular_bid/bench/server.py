@@ -90,7 +90,8 @@ def _report(
     return {
         "benchmark": "server",
         "processes": processes,
-        "placement": load.placement.value,
+        # With one process every socket is on its match's owner: there is nothing to place.
+        "placement": load.placement.value if processes > 1 else None,
         "matches": load.matches,
         "seconds": seconds,
         "warmup_s": load.warmup_s,
