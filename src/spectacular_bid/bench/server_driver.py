@@ -71,11 +71,12 @@ class Load:
     timeout_matches: int
     seed: int
     warmup_s: float = WARMUP_S
-    placement: Placement = Placement.APART
     """Play before the window opens. A soak sets it long enough for the matches to reach their
     steady state (some ended and replaced, ended ones leaving memory after the finished-match
     TTL), so that the window's memory growth is what a leak would show, not the first matches
     growing their logs."""
+    placement: Placement = Placement.APART
+    """Where each match's sockets are when there are several servers."""
 
 
 def longest_run_s(load: Load) -> float:
