@@ -13,7 +13,7 @@ import orjson
 import pytest
 
 from spectacular_bid.bench.lean_socket import LeanSocket
-from spectacular_bid.bench.server_players import Player, Stats
+from spectacular_bid.bench.server_players import RATE_LIMITED_PAUSE_S, Player, Stats
 
 
 class Socket:
@@ -37,7 +37,7 @@ def _error(code: str, **more: Any) -> bytes:
     return orjson.dumps({"type": "error", "code": code, "message": "no", **more})
 
 
-@pytest.mark.parametrize("code", ["stale_version", "rate_limited", "not_your_turn"])
+@pytest.mark.parametrize("code", ["stale_version", "not_your_turn"])
 def test_a_refused_command_is_decided_again(code: str) -> None:
     async def play() -> list[str]:
         socket = Socket()
@@ -51,6 +51,29 @@ def test_a_refused_command_is_decided_again(code: str) -> None:
     sent = asyncio.run(play())
     assert len(sent) == 2
     assert all('"type":"draw"' in text and '"version":7' in text for text in sent)
+
+
+def test_a_rate_limited_seat_waits_before_it_decides_again() -> None:
+    """At think 0 a seat that sent again at once after ``rate_limited`` was refused
+    ``rate_burst`` times in a row and closed for policy: a run of 20 matches counted no
+    command at all."""
+
+    async def play() -> tuple[list[str], list[str]]:
+        socket = Socket()
+        player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
+        player.on_text(_state(7))
+        await asyncio.sleep(0.01)
+        player.on_text(_error("rate_limited", version=7))
+        await asyncio.sleep(RATE_LIMITED_PAUSE_S / 2)
+        early = list(socket.sent)
+        await asyncio.sleep(RATE_LIMITED_PAUSE_S)
+        return early, socket.sent
+
+    early, sent = asyncio.run(play())
+    assert len(early) == 1
+    assert len(sent) == 2
+    assert '"type":"draw"' in sent[1]
+    assert '"version":7' in sent[1]
 
 
 def test_a_refusal_before_any_state_sends_nothing() -> None:

@@ -22,6 +22,11 @@ from spectacular_bid.bench.lean_socket import LeanSocket
 _CLEAN: Final = (1000, 1001)
 """Close codes of a connection ended in order; any other before the match's end is a
 disconnect."""
+RATE_LIMITED_PAUSE_S: Final = 0.2
+"""How long a seat waits after ``rate_limited`` before it decides again: two tokens of the
+server's default bucket (10 a second). A seat that decided again at once, at think 0, was
+refused ``rate_burst`` times in a row and closed for policy, so that a run of a few matches
+measured the rate limit, not the server."""
 
 
 @dataclass
@@ -212,7 +217,8 @@ class Player:
                 # Another command got in first (both pressed Start: ``stale_version``), or this
                 # one was refused (``rate_limited``): decide again on what we know now, after a
                 # think time, like a client that refreshes; a seat that gave up would be flagged.
-                self._decide(self.last_match)
+                pause = RATE_LIMITED_PAUSE_S if code == "rate_limited" else None
+                self._decide(self.last_match, pause_s=pause)
             return
         match = msg.match
         if kind not in ("state", "update") or match is None:
@@ -247,7 +253,8 @@ class Player:
             self.last_deadline = clock.deadline_ms
         self._decide(match)
 
-    def _decide(self, match: Seen) -> None:
+    def _decide(self, match: Seen, *, pause_s: float | None = None) -> None:
+        """Send what to do next on ``match``, after a think time or, when given, ``pause_s``."""
         version = self.version
         if self.passive:
             if match.phase == "awaiting_deal" and not self._ready(match):
@@ -265,7 +272,7 @@ class Player:
             command = {"type": "start"}
         if command is not None:
             command["version"] = version
-            self.next_command = self._act_later(command)
+            self.next_command = self._act_later(command, pause_s)
 
     async def _start_when_due(self) -> None:
         assert self.start_when is not None
@@ -275,10 +282,12 @@ class Player:
     def _ready(self, match: Seen) -> bool:
         return bool(match.ready and match.audience and match.ready.get(match.audience))
 
-    def _act_later(self, command: dict[str, Any]) -> asyncio.Handle:
-        """Send ``command`` after a think time; without one, in the loop's next turn, as a
-        seat's own reaction to a message is not part of handling it."""
+    def _act_later(self, command: dict[str, Any], pause_s: float | None) -> asyncio.Handle:
+        """Send ``command`` after ``pause_s`` or a think time; without either, in the loop's
+        next turn, as a seat's own reaction to a message is not part of handling it."""
         loop = asyncio.get_running_loop()
+        if pause_s is not None:
+            return loop.call_later(pause_s, self._send, command)
         low, high = self.think_ms
         if high > 0:
             return loop.call_later(self.rng.uniform(low, high) / 1000, self._send, command)
