@@ -32,3 +32,9 @@ def test_a_short_run_plays_flags_and_reports(monkeypatch: pytest.MonkeyPatch) ->
         value = report[share]
         assert isinstance(value, float)
         assert value > 0
+    per_command = report["server_cpu_us_per_command"]
+    assert isinstance(per_command, float)
+    window_s, cpu_percent = report["seconds"], report["server_cpu_percent"]
+    assert isinstance(window_s, int | float)
+    assert isinstance(cpu_percent, float)
+    assert per_command == pytest.approx(1e4 * cpu_percent * window_s / commands, rel=0.05)
