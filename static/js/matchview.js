@@ -27,6 +27,7 @@ import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 import { fitBoard } from "./fit.js";
 import { Cues } from "./sound.js";
+import { isTouchOnly } from "./pointer.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
 const LOG_LIMIT = 120;
@@ -312,7 +313,7 @@ class MatchView {
       button.classList.remove("nope");
       void button.offsetWidth;
       button.classList.add("nope");
-      this.hint(legal && legal.can_draw ? t("hand.hint_draw") : t("hand.hint_not_playable"));
+      this.hint(legal && legal.can_draw ? keyHint("hand.hint_draw") : t("hand.hint_not_playable"));
       return;
     }
     if (this.pending) return;
@@ -759,14 +760,16 @@ class MatchView {
     const draw = area.querySelector("[data-action=draw]");
     const canDraw = !!(match.legal && match.legal.can_draw);
     draw.hidden = !canDraw;
-    fill(draw, t("hand.draw"), " ", h("kbd", { "aria-hidden": "true" }, "D"));
-    draw.setAttribute("aria-keyshortcuts", "D");
+    // A touch screen has no D key to show (or to announce).
+    const keys = !isTouchOnly();
+    fill(draw, t("hand.draw"), keys ? [" ", h("kbd", { "aria-hidden": "true" }, "D")] : null);
+    setAttr(draw, "aria-keyshortcuts", keys ? "D" : null);
     area.querySelector(".toggle-text").textContent = t("hand.auto_draw");
     const hint = area.querySelector(".hand-hint");
     if (!this.selected) {
       let text = "";
       if (match.legal && (match.phase === "opening" || match.phase === "playing")) {
-        text = canDraw ? t("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : t("hand.hint_play");
+        text = canDraw ? keyHint("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : keyHint("hand.hint_play");
       }
       hint.textContent = text;
     }
@@ -817,6 +820,11 @@ class MatchView {
       this.dom.dataset.cues = this.cues.played.slice(-20).join(",");
     }
   }
+}
+
+/** A hint that names keys, or its words without them on a touch screen. */
+function keyHint(key) {
+  return t(isTouchOnly() ? `${key}_touch` : key);
 }
 
 function errorText(err) {
