@@ -421,7 +421,8 @@ class MatchView {
   }
 
   /** Sounds for the others' placements and scores and for one's turn; a notification of the
-   * turn when the tab is hidden (issue 12 item 5). Each is off until the player turns it on. */
+   * turn when the tab is hidden (issue 12 item 5). Sound is on until the player turns it off;
+   * notifications are off until the player turns them on. */
   cue(match, events, previous) {
     const seated = match.audience === "first" || match.audience === "second";
     for (const event of events) {
@@ -441,10 +442,10 @@ class MatchView {
   renderCues() {
     const sound = this.dom.querySelector("[data-action=sound]");
     const on = this.cues.soundOn;
+    // Labelled in words ("Sound on"), which are its name; the title says what a press does.
     setAttr(sound, "aria-pressed", on ? "true" : "false");
-    setAttr(sound, "aria-label", on ? t("cues.sound_on") : t("cues.sound_off"));
     setAttr(sound, "title", on ? t("cues.sound_on") : t("cues.sound_off"));
-    fill(sound, icon(on ? "megaphone" : "mute"));
+    fill(sound, icon(on ? "megaphone" : "mute"), h("span", { class: "btn-label" }, t(on ? "cues.sound_label_on" : "cues.sound_label_off")));
     const notify = this.dom.querySelector("[data-action=notify]");
     const allowed = this.cues.notifyOn;
     setAttr(notify, "aria-pressed", allowed ? "true" : "false");
