@@ -28,11 +28,10 @@ import { icon } from "./icons.js";
 import { fitBoard } from "./fit.js";
 import { Cues } from "./sound.js";
 import { isTouchOnly } from "./pointer.js";
+import { MoveList } from "./movelist.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
-const LOG_LIMIT = 120;
 const QUIET = new Set(["ready", "deck_committed", "deck_revealed", "round_dealt"]);
-const UNLOGGED = new Set(["deck_committed"]);
 
 export function mountMatch(main, matchId) {
   const view = new MatchView(main, matchId);
@@ -55,8 +54,7 @@ class MatchView {
     this.autoDrawnVersion = null;
     this.destroyed = false;
     this.cleanups = [];
-    this.log = []; // the move log: the last LOG_LIMIT narrated events, oldest first
-    this.logRevision = 0; // bumped whenever this.log changes, so the list is redrawn
+    this.moves = null; // the move log: every narrated event, numbered by decisions
     this.boundsKey = "";
     this.cues = new Cues();
     this.lowCued = null; // the decision whose low-time cue has sounded
@@ -84,6 +82,8 @@ class MatchView {
     if (this.destroyed) return;
     this.dom = buildMatchDom();
     fill(this.main, this.dom);
+    // Narrated with the view on show, so a language change rereads the whole list.
+    this.moves = new MoveList(this.dom.querySelector("#move-log-list"), (event) => eventText(event, this.store.match));
     this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
     this.confirmation = new Confirmation(this.dom.querySelector("#confirm-box"));
     this.chat = new ChatPanel(this.dom.querySelector("#chat"), {
@@ -404,7 +404,7 @@ class MatchView {
 
   onChange(change) {
     const { match, events, kind, previous, log } = change;
-    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log, match);
+    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log);
     if (kind !== "presence") {
       this.pending = false;
       if (!previous || previous.decision !== match.decision || !match.legal) this.selected = null;
@@ -457,23 +457,14 @@ class MatchView {
 
   /** A state's log (every event so far) becomes the move log, read as the updates would have
    * made it: after a reload, a resync or for a late spectator. */
-  rebuildLog(events, match) {
-    this.log = [];
-    this.appendLog(events, match);
-  }
-
-  appendLog(events, match) {
-    for (const event of events) {
-      if (!UNLOGGED.has(event.type) && eventText(event, match)) this.log.push(event);
-    }
-    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
-    this.logRevision += 1;
+  rebuildLog(events) {
+    this.moves.replace(events);
   }
 
   afterEvents(match, events) {
     const live = events.length <= 12;
     const announced = [];
-    this.appendLog(events, match);
+    this.moves.add(events);
     for (const event of events) {
       const text = eventText(event, match);
       if (event.type === "transferred" && live) animateTransfer(event);
@@ -793,15 +784,12 @@ class MatchView {
   renderLog() {
     if (!this.dom) return;
     const details = this.dom.querySelector(".move-log");
-    details.querySelector("summary").textContent = t("match.log", { n: this.log.length });
-    const list = details.querySelector("#move-log-list");
-    const key = `${this.logRevision}|${document.documentElement.lang}`;
-    if (list.dataset.key === key) return;
-    list.dataset.key = key;
-    // Narrated now, with the view on show, so a language change rereads the whole list.
-    const match = this.store.match;
-    fill(list, this.log.map((event) => h("li", { "data-version": event.version, "data-event": event.type }, eventText(event, match))));
-    list.scrollTop = list.scrollHeight;
+    const grew = this.moves.render();
+    details.querySelector("summary").textContent = t("match.log", { n: this.moves.decisions });
+    if (grew) {
+      const list = details.querySelector("#move-log-list");
+      list.scrollTop = list.scrollHeight;
+    }
   }
 
   tick() {
