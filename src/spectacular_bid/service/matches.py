@@ -31,7 +31,12 @@ from spectacular_bid.service.ended_matches import EndedMatches
 from spectacular_bid.service.failover import Failover
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
-from spectacular_bid.service.listings import EndedMatch, MatchSummary, profile_handle
+from spectacular_bid.service.listings import (
+    EndedMatch,
+    MatchSummary,
+    changes_by_match,
+    profile_handle,
+)
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -368,7 +373,9 @@ class MatchService:
         headers = await self.store.ended_matches(statuses, limit, before, player)
         ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
         players = await self.store.players(sorted(ids))
-        return [EndedMatch.of(h, players) for h in headers]
+        rated = [h.id for h in headers if h.rated]
+        changes = changes_by_match(await self.store.match_rating_changes(rated) if rated else [])
+        return [EndedMatch.of(h, players, changes) for h in headers]
 
     async def record(self, match_id: str) -> JSON:
         """The versioned record document of an ended match (404 unknown, 409 not ended: D4)."""

@@ -276,6 +276,10 @@ class InMemoryStore:
         mine.sort(key=lambda c: (c.at_ms, c.match_id))
         return mine[-limit:] if limit > 0 else []
 
+    async def match_rating_changes(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        wanted = set(match_ids)
+        return [c for c in self._rating_changes if c.match_id in wanted]
+
     async def import_match(
         self,
         players: Sequence[PlayerRecord],

@@ -356,6 +356,11 @@ class MatchStore(Protocol):
         """The player's latest ``limit`` rating changes, oldest first."""
         ...
 
+    async def match_rating_changes(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        """The rating changes the rated matches among ``match_ids`` made, one per player of
+        each, as stored with their ends; none for an unrated match."""
+        ...
+
     async def add_chat_line(self, line: ChatRecord) -> None:
         """Store a chat line, or raise :class:`StorageError` (one with its number already
         stored included) and store nothing."""

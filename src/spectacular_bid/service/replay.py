@@ -58,6 +58,7 @@ from spectacular_bid.service.rated import rated_policy
 from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
 
 # -- replaying ------------------------------------------------------------------------------
@@ -369,6 +370,8 @@ class Rebuilt:
     id: str
     state: MatchState
     log: tuple[Entry, ...]
+    standing: Standing = NO_STANDING
+    """The ratings it shows beside its players: a rated match's, as stored with its end."""
 
     is_live: ClassVar[bool] = False
 

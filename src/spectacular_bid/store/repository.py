@@ -425,6 +425,17 @@ class SqlStore(HandoverQueries):
             rows = [rating_change_record(row) for row in await session.scalars(latest)]
         return rows[::-1]
 
+    async def match_rating_changes(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        if not match_ids:
+            return []
+        query = (
+            select(RatingChangeRow)
+            .where(RatingChangeRow.match_id.in_(list(match_ids)))
+            .order_by(RatingChangeRow.match_id, RatingChangeRow.player_id)
+        )
+        async with self._sessions() as session:
+            return [rating_change_record(row) for row in await session.scalars(query)]
+
 
 async def _revision(engine: AsyncEngine) -> str | None:
     """The database's Alembic revision, or None without the schema: read with one query, not

@@ -61,6 +61,10 @@ class EndedMatchLine(WireModel):
     record_url: str
     bot_level: int | None = None
     """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    first_rating_change: float | None = None
+    """A rated match's change to the first seat's rating, as stored with its end (after less
+    before); null for an unrated match."""
+    second_rating_change: float | None = None
 
 
 class EndedMatchPage(WireModel):
@@ -154,11 +158,17 @@ def ended_page(found: list[EndedMatch], limit: int) -> EndedMatchPage:
                 ended_at_ms=m.ended_at_ms,
                 record_url=record_url(m.id),
                 bot_level=m.bot_level,
+                first_rating_change=_rounded(m.first_change),
+                second_rating_change=_rounded(m.second_change),
             )
             for m in page
         ],
         next=cursor_text(page[-1].cursor) if len(found) > limit else None,
     )
+
+
+def _rounded(change: float | None) -> float | None:
+    return None if change is None else round(change, 2)
 
 
 @router.get(
