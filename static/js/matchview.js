@@ -29,6 +29,7 @@ import { fitBoard } from "./fit.js";
 import { Cues } from "./sound.js";
 import { isTouchOnly } from "./pointer.js";
 import { MoveList } from "./movelist.js";
+import { renderRatedMark } from "./rating.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
 const QUIET = new Set(["ready", "deck_committed", "deck_revealed", "round_dealt"]);
@@ -547,6 +548,7 @@ class MatchView {
     document.title = `${match.legal ? `● ${t("match.your_turn_title")} · ` : ""}${names} — ${t("app.name")}`;
     this.renderConnection();
 
+    renderRatedMark(dom.querySelector(".match-meta"), match);
     const spectators = dom.querySelector("#spectators");
     fill(spectators, icon("eye", "icon icon-inline"), " ", h("span", { class: "count" }, String(match.spectators || 0)), " ", h("span", { class: "spectators-word" }, t("match.spectators", { n: match.spectators || 0 })));
 
