@@ -12,6 +12,7 @@ import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
 import { framesFromReplay } from "./recordframes.js";
 import { DecisionCounter, moveNumber } from "./movelist.js";
+import { RecordCheck } from "./recordcheck.js";
 import { tileSvg } from "./tiles.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
@@ -78,6 +79,7 @@ class ReplayViewer {
       this.problem(new ApiError(404, "not_found", ""));
       return;
     }
+    this.record = new RecordCheck(this.id);
     this.build();
     this.index = this.indexFromHash() ?? 0;
     this.render();
@@ -90,7 +92,7 @@ class ReplayViewer {
     const onKey = (event) => this.onKey(event);
     document.addEventListener("keydown", onKey);
     this.cleanups.push(() => document.removeEventListener("keydown", onKey));
-    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.renderChat(); this.render(); }));
+    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.renderChat(); this.record.render(); this.render(); }));
     this.loadChat();
     const observer = new ResizeObserver(() => this.renderBoard());
     observer.observe(this.root.querySelector(".board-wrap"));
@@ -140,7 +142,8 @@ class ReplayViewer {
         h("div", { class: "match-heading" },
           h("h1", { id: "replay-title", class: "match-title" }),
           h("p", { class: "match-sub" })),
-        h("div", { class: "match-meta" }, h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+        h("div", { class: "match-meta" }, this.record.controls, h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+      this.record.result,
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
         h("div", { class: "replay-stage" },
