@@ -18,10 +18,11 @@ def test_a_lobby_error_is_not_carried_into_the_match(tabs: Tabs) -> None:
     expect(page.locator("#name-input")).to_be_visible()
     # No name yet: making a match is refused in the lobby with an error toast.
     page.locator("[data-action=create-shared]").click()
+    page.locator("[data-action=start-shared]").click()
     error = page.locator("#toasts .toast-error")
     expect(error).to_have_count(1)
     page.locator("#name-input").fill("Ann")
-    page.locator("[data-action=create-shared]").click()
+    page.locator("[data-action=start-shared]").click()
     expect(page.locator("#match")).to_be_attached()  # the lobby saved the name, a toast too
     assert "/m/" in page.url
     # The toast would have stayed seconds more; on the match's page it is gone at once.

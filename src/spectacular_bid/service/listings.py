@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from spectacular_bid.service.computer import level_of
 from spectacular_bid.service.ports import MatchRecord, Player, PlayerRecord, RatingChange
+from spectacular_bid.service.seat_names import names_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +87,13 @@ class EndedMatch:
             return profile_handle(record) if record is not None else None
 
         settings = header.settings if isinstance(header.settings, dict) else {}
+        typed = names_in(settings)  # a shared device's two players
         return cls(
             id=header.id,
             mode=header.mode.value,
             status=header.status.value,
-            first=name(header.first_player),
-            second=name(header.second_player),
+            first=typed[0] if typed else name(header.first_player),
+            second=typed[1] if typed else name(header.second_player),
             first_handle=handle(header.first_player),
             second_handle=handle(header.second_player),
             winner=header.winner,

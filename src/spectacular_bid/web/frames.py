@@ -181,7 +181,9 @@ class SnapshotCache:
         private = private_view(state.match, viewer_of(state, audience))
         ratings = self.seat_ratings(standing)
         players = [
-            None if p is None else {"name": p.name, "online": presence.online[i], **ratings[i]}
+            None
+            if p is None
+            else {"name": state.seat_name(i), "online": presence.online[i], **ratings[i]}
             for i, p in enumerate(state.seats)
         ]
         clock = state.reading(now_ms)  # an ended match's clocks stand as they were left
