@@ -13,6 +13,7 @@ from live.glicko2 import NEWCOMER, Glicko, glicko2
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, guest, joined_match, new_match
+from .served import service_of
 from .test_accounts import account
 
 
@@ -165,3 +166,27 @@ async def test_each_match_in_a_history_says_how_far_it_moved_each_rating(
     assert {m["id"]: m["first_rating_change"] for m in listed}[rated] == by_id[rated][
         "first_rating_change"
     ]
+
+
+async def test_an_ended_match_read_back_from_the_store_shows_the_changes(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Once a rated match has left memory, its match object is rebuilt from the store: it still
+    carries both ratings and each player's change, from the rows stored with its end."""
+    ann, bo = await account(client, "Ann"), await account(client, "Bo")
+    match_id = await joined_match(client, ann, bo)
+    await resign(app, match_id, bo)
+    live = (await client.get(f"/api/matches/{match_id}")).json()["match"]
+    service = service_of(app)
+    await service.let_go([match_id])  # out of memory: read from the store from now on
+    assert service.at_hand(match_id) is None
+    stored = (await client.get(f"/api/matches/{match_id}")).json()["match"]
+    assert stored["rated"] is True
+    for seat in ("first", "second"):
+        assert stored["players"][seat]["rating"] == live["players"][seat]["rating"]
+        assert stored["players"][seat]["rating_change"] == live["players"][seat]["rating_change"]
+    assert (
+        stored["players"]["first"]["rating_change"]
+        > 0
+        > stored["players"]["second"]["rating_change"]
+    )
