@@ -16,7 +16,31 @@ function retryAfter(response) {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
+// The API's first answers, given with the page (docs/PROTOCOL.md, "The client's page"): each is
+// taken once, at the first read of its path; a request that changes something forgets them all,
+// as they may no longer hold.
+let given = null;
+
+function givenAnswer(method, path) {
+  if (given === null) {
+    try {
+      given = new Map(Object.entries(JSON.parse(document.getElementById("client-answers")?.textContent || "{}")));
+    } catch {
+      given = new Map();
+    }
+  }
+  if (method !== "GET") {
+    given.clear();
+    return undefined;
+  }
+  const answer = given.get(path);
+  given.delete(path);
+  return answer;
+}
+
 async function call(method, path, body) {
+  const answer = givenAnswer(method, path);
+  if (answer !== undefined) return answer;
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";

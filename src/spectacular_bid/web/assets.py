@@ -73,10 +73,11 @@ class Asset:
     cache_control: str
 
     @classmethod
-    def of(cls, body: bytes, media_type: str, cache_control: str) -> Asset:
+    def of(cls, body: bytes, media_type: str, cache_control: str, compress_level: int = 9) -> Asset:
+        """``compress_level``: 9 (the smallest) for what is compressed once, at a build."""
         gzipped = None
         if _COMPRESSIBLE.match(media_type):
-            packed = gzip.compress(body, compresslevel=9, mtime=0)
+            packed = gzip.compress(body, compresslevel=compress_level, mtime=0)
             gzipped = packed if len(packed) < len(body) else None
         return cls(body, gzipped, media_type, _digest(body), cache_control)
 

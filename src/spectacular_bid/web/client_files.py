@@ -28,6 +28,9 @@ from starlette.types import Receive, Scope, Send
 
 from spectacular_bid.web.assets import Asset, ClientBuild, build
 
+PRIVATE_PAGE = "private, no-cache"
+"""A page with a browser's own answers in it: no shared cache keeps it."""
+
 RECHECK_S = 1.0
 """How often, at most, the folder is looked at for changed files."""
 _Fingerprint = tuple[tuple[str, int, int], ...]
@@ -60,12 +63,18 @@ class ClientFiles:
             self._checked_at = time.monotonic()
             return self._built
 
-    async def page(self, headers: Headers) -> Response:
-        """The client's page, for each of its routes."""
+    async def page(self, headers: Headers, head_extra: str = "") -> Response:
+        """The client's page, for each of its routes, with ``head_extra`` (the API's answers
+        for this browser, ``page_answers.py``) before its ``</head>``: such a page is this
+        browser's alone, kept only by it (``private``)."""
         built = await self.current()
         if built.page is None:
             raise HTTPException(404, "there is no client page")
-        return respond(built.page, headers)
+        page = built.page
+        if head_extra and b"</head>" in page.body:
+            body = page.body.replace(b"</head>", head_extra.encode() + b"</head>", 1)
+            page = Asset.of(body, page.media_type, PRIVATE_PAGE, compress_level=6)
+        return respond(page, headers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The ASGI app of the mount."""
