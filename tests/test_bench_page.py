@@ -54,3 +54,7 @@ def test_bench_page_prints_its_figures(tmp_path: Path) -> None:
         assert first["cached"] == 0, page
         assert repeat["cached"] > 0, page  # … and the second visit found it in the cache
         assert repeat["bytes"] < first["bytes"], page
+    # Counts, not times: the client comes as a handful of files, and a second visit to a match
+    # asks the network for its page and its socket only (docs/PROTOCOL.md, "The client's page").
+    assert report["match"]["first"]["requests"] <= 10
+    assert report["match"]["repeat"]["requests"] <= 3
