@@ -4,8 +4,9 @@ database holds them, for the tests that a lobby read stays cheap however many ha
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import event, insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.service.ports import MatchStatus, RatingChange
@@ -47,3 +48,21 @@ async def seed_ended(engine: AsyncEngine, count: int) -> list[str]:
         await conn.execute(insert(Match), [match_row(h) for h in headers])
         await conn.execute(insert(RatingChangeRow), [rating_change_row(c) for c in changes])
     return [h.id for h in headers]
+
+
+class Statements:
+    """Every query the engine sends, with its parameters (SQLite's ``BEGIN``, which this
+    project sends itself to choose its lock, is not one)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.sent: list[tuple[str, Any]] = []
+        event.listen(engine.sync_engine, "before_cursor_execute", self._on_execute)
+
+    def _on_execute(self, *args: Any) -> None:
+        _conn, _cursor, statement, parameters, _context, _many = args
+        if not statement.startswith(("BEGIN", "COMMIT", "ROLLBACK")):  # SQLite's own BEGIN
+            self.sent.append((statement, parameters))
+
+    def take(self) -> list[tuple[str, Any]]:
+        sent, self.sent = self.sent, []
+        return sent

@@ -7,32 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from spectacular_bid.store.repository import SqlStore
 
-from .ended_rows import seed_ended
+from .ended_rows import Statements, seed_ended
 
 ENDED = 3_000
-
-
-class Statements:
-    """Every query the engine sends, with its parameters (SQLite's ``BEGIN``, which this
-    project sends itself to choose its lock, is not one)."""
-
-    def __init__(self, engine: AsyncEngine) -> None:
-        self.sent: list[tuple[str, Any]] = []
-        event.listen(engine.sync_engine, "before_cursor_execute", self._on_execute)
-
-    def _on_execute(self, *args: Any) -> None:
-        _conn, _cursor, statement, parameters, _context, _many = args
-        if not statement.startswith(("BEGIN", "COMMIT", "ROLLBACK")):  # SQLite's own BEGIN
-            self.sent.append((statement, parameters))
-
-    def take(self) -> list[tuple[str, Any]]:
-        sent, self.sent = self.sent, []
-        return sent
 
 
 async def plan(engine: AsyncEngine, statement: str, parameters: Any) -> str:
