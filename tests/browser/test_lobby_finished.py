@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from .conftest import Tabs
 from .lobby_server import Api
 from .server import BrowserServer, serve
+from .test_lobby import fits_the_width
 
 pytestmark = pytest.mark.browser
 
@@ -86,4 +87,9 @@ def test_the_finished_list_shows_the_store_and_pages(tabs: Tabs, server: Browser
 
     line.locator("[data-action=replay]").click()
     expect(tab.page).to_have_url(f"{tab.base_url}/replay/{rated}")
+
+    phone = tabs.open("phone", viewport={"width": 360, "height": 740}, is_mobile=True)
+    phone.page.goto(phone.base_url + "/")
+    expect(phone.page.locator("#finished-matches .match-item")).to_have_count(page)
+    fits_the_width(phone, "lobby-finished-360x740")
     api.close()
