@@ -1,6 +1,6 @@
-"""``/api/lobby``: open challenges, live matches, finished ones (issue 3 §4), and the finished
-list read from the store: newest first, paged as the archive is, each line with its players,
-result, ratings moved and replay (docs/PROTOCOL.md "GET /api/lobby")."""
+"""``/api/lobby``: open challenges, live matches, and the finished list read from the store:
+newest first, paged as the archive is, each line with its players, result, ratings moved and
+replay (docs/PROTOCOL.md "GET /api/lobby")."""
 
 from __future__ import annotations
 

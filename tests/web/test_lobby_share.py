@@ -1,6 +1,6 @@
-"""A process's share of the lobby (issue 13 item 6): every field of each open and live line, and
-its spectators, as the other processes read it; ended matches are no process's to share (every
-process reads them from the database)."""
+"""A process's share of the lobby (docs/PROTOCOL.md "Several servers on one database"): every
+field of each open and live line, and its spectators, as the other processes read it; ended
+matches are no process's to share (every process reads them from the database)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ class FinishedMatch(WireModel):
     """The replay viewer's page."""
     record_url: str
     bot_level: int | None = None
-    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    """The level (1-5) of the computer in the second seat; null against a person."""
 
     @classmethod
     def of(cls, line: FinishedLine) -> FinishedMatch:

@@ -1,6 +1,6 @@
 """``/api/lobby``: open challenges to accept, live matches to watch, the ended ones to replay,
-and the rematches offered to the caller (issue 11 item 4: from the archive, the opponent is on
-no page of the old match and learns of the offer here).
+and the rematches offered to the caller (from the archive, the opponent is on no page of the
+old match and learns of the offer here).
 
 - ``GET /api/lobby``: all of it, with the first page of ended matches;
 - ``GET /api/lobby/finished?limit=10&before=CURSOR``: the next pages, by the cursor of
@@ -144,8 +144,9 @@ def _offers(offers: list[StandingOffer], ratings: dict[str, PlayerRating]) -> li
 async def read_lobby(
     service: Service, rooms: RoomsDep, caller: Caller, shared: SharedLobbyDep
 ) -> Lobby:
-    """Open and live matches of every server process when they relay (issue 13 item 6), else
-    this one's; ended ones from the store, which every process shares."""
+    """Open and live matches of every server process when they relay (docs/PROTOCOL.md
+    "Several servers on one database"), else this one's; ended ones from the store, which every
+    process shares."""
     elsewhere: dict[str, int] = {}
     if shared is not None:
         kinds, elsewhere = await shared.lines()
