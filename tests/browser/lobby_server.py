@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import httpx
 from websockets.sync.client import connect
@@ -21,7 +22,15 @@ class Api:
         self.server = server
         self.http = httpx.Client(base_url=server.url, timeout=10)
 
-    def close(self) -> None:
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.http.close()
 
     def guest(self, name: str) -> str:
