@@ -21,9 +21,6 @@ class Service:
     def live_matches(self) -> list[MatchSummary]:
         return self.lines[1]
 
-    def recently_finished(self) -> list[MatchSummary]:
-        raise AssertionError("ended matches are read from the database, not shared")
-
 
 class Rooms:
     def spectators(self, match_id: str) -> int:

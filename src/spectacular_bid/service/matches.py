@@ -349,9 +349,6 @@ class MatchService:
     def live_matches(self) -> list[MatchSummary]:
         return self.summaries(MatchStatus.ACTIVE)
 
-    def recently_finished(self) -> list[MatchSummary]:
-        return self.summaries(MatchStatus.FINISHED, MatchStatus.ABORTED)
-
     # -- ended matches: lists, records, imports --------------------------------------------
 
     async def ended_matches(

@@ -2,7 +2,7 @@
 
 Revision ID: 4e8a1c6d2f57
 Revises: 2b7d9e4c6a13
-Create Date: 2026-12-08 09:00:00.000000+00:00
+Create Date: 2026-12-06 08:00:00.000000+00:00
 
 From this release the lobby lists ended matches from the database, newest first, a page at a
 time, ordered by ``(ended_at, id)`` descending and paged by the cursor of ``GET /api/matches``;
