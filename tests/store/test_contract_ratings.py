@@ -276,21 +276,5 @@ async def test_rating_changes_are_the_latest_oldest_first(any_store: MatchStore)
     assert all(a.after == b.before for a, b in itertools.pairwise(changes))
 
 
-async def test_a_matchs_rating_changes_are_read_by_its_id(any_store: MatchStore) -> None:
-    # What the match header and the archive show as each player's change (service.standings).
-    await seeded(any_store, "ann", "bob")
-    await end_rated(any_store, ended("m1", WALL_MS + 60_000))
-    await end_rated(any_store, ended("m2", WALL_MS + 120_000, winner="second"))
-    await any_store.append([event("m3", 2)], match=ended("m3", WALL_MS + 180_000, winner=None))
-    ann = await any_store.rating_changes("p-ann", 10)
-    bob = await any_store.rating_changes("p-bob", 10)
-    first = await any_store.match_rating_changes(["m1"])
-    assert sorted(first, key=lambda c: c.player_id) == [ann[0], bob[0]]
-    both = await any_store.match_rating_changes(["m2", "m3", "m1", "nowhere"])
-    assert sorted(both, key=lambda c: (c.match_id, c.player_id)) == [ann[0], bob[0], ann[1], bob[1]]
-    assert await any_store.match_rating_changes(["m3"]) == []
-    assert await any_store.match_rating_changes([]) == []
-
-
 def _session(player_id: str) -> SessionRecord:
     return SessionRecord(f"s-{player_id}".ljust(64, "0"), player_id, WALL_MS, WALL_MS)

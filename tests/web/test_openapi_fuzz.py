@@ -38,10 +38,21 @@ EXCLUDED_CHECKS: dict[str, dict[str, str]] = {
         "characters) is more than JSON Schema can say, so a long generated name is rightly "
         "refused with 422",
     },
+    "POST /api/matches": {
+        "positive_data_acceptance": "by design: a shared match's `names` are two display names "
+        "(1-24 visible characters once whitespace is folded, no control characters) that differ "
+        "once folded as account names are; that is more than JSON Schema can say, so generated "
+        "names are rightly refused with 422",
+    },
     "GET /api/matches": {
         "positive_data_acceptance": "finding, web/routes/replays.py: `before` is documented as "
         "any string but must be a cursor from a previous page (else 422); its schema should "
         "give the cursor's pattern",
+    },
+    "GET /api/lobby/finished": {
+        "positive_data_acceptance": "the same finding as GET /api/matches, whose cursor it "
+        "takes: `before` is documented as any string but must be a cursor from a previous page "
+        "(else 422)",
     },
     "GET /api/board": {
         "positive_data_acceptance": "by design: `moves` is Appendix A notation of placements "

@@ -359,9 +359,6 @@ class MatchService:
     def live_matches(self) -> list[MatchSummary]:
         return self.summaries(MatchStatus.ACTIVE)
 
-    def recently_finished(self) -> list[MatchSummary]:
-        return self.summaries(MatchStatus.FINISHED, MatchStatus.ABORTED)
-
     # -- ended matches: lists, records, imports --------------------------------------------
 
     async def ended_matches(
@@ -379,7 +376,7 @@ class MatchService:
         ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
         players = await self.store.players(sorted(ids))
         rated = [h.id for h in headers if h.rated]
-        changes = changes_by_match(await self.store.match_rating_changes(rated) if rated else [])
+        changes = changes_by_match(await self.store.rating_changes_of(rated) if rated else [])
         return [EndedMatch.of(h, players, changes) for h in headers]
 
     async def record(self, match_id: str) -> JSON:

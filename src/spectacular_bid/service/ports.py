@@ -135,6 +135,17 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatedMatch:
+    """An ended match's header with its seats' players as stored now, read together: a line of
+    the lobby's finished list needs both, and one query for both keeps the lobby cheap."""
+
+    match: MatchRecord
+    first: PlayerRecord | None
+    """None for a seat nobody took (an aborted invitation, D3)."""
+    second: PlayerRecord | None
+
+
+@dataclass(frozen=True, slots=True)
 class EventRecord:
     """One version of a match: the command that made it and the events it caused."""
 
@@ -347,6 +358,19 @@ class MatchStore(Protocol):
         pair (a page cursor); with ``player``, only those in which that player held a seat."""
         ...
 
+    async def ended_with_players(
+        self, limit: int, before: tuple[int, str] | None = None
+    ) -> list[SeatedMatch]:
+        """Up to ``limit`` ended matches, finished or aborted, each with its seats' players, in
+        the order and with the cursor of :meth:`ended_matches`: the lobby's finished list, read
+        on every visitor's poll, so one indexed query whatever the number of ended matches."""
+        ...
+
+    async def rating_changes_of(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        """The rating changes stored with those matches (two for a rated match, none for any
+        other), in one indexed query: the ratings a page of the lobby's finished list moved."""
+        ...
+
     async def results(self, player_id: str) -> tuple[int, int]:
         """The player's finished matches won and lost (a shared-device match, where it held both
         seats, counts as neither)."""
@@ -354,11 +378,6 @@ class MatchStore(Protocol):
 
     async def rating_changes(self, player_id: str, limit: int) -> list[RatingChange]:
         """The player's latest ``limit`` rating changes, oldest first."""
-        ...
-
-    async def match_rating_changes(self, match_ids: Sequence[str]) -> list[RatingChange]:
-        """The rating changes the rated matches among ``match_ids`` made, one per player of
-        each, as stored with their ends; none for an unrated match."""
         ...
 
     async def add_chat_line(self, line: ChatRecord) -> None:

@@ -59,7 +59,7 @@ async def seated(store: MatchStore, mode: MatchMode, seats: Seats, now_wall_ms: 
 async def settled(store: MatchStore, match_id: str, seats: Seats) -> Standing | None:
     """The standing of a rated match that ended, from the changes stored with its end; None
     when there are none (an unrated match)."""
-    changes = await store.match_rating_changes([match_id])
+    changes = await store.rating_changes_of([match_id])
     return standing_of(changes, seats)
 
 

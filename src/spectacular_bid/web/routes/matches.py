@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, Field
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.service.computer import LEVELS
-from spectacular_bid.service.guests import DisplayNameError
+from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
 from spectacular_bid.service.ports import MatchMode
 from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
 from spectacular_bid.service.refusals import ErrorCode, Rejection
@@ -65,8 +65,8 @@ class SeatNames(WireModel):
     """The names of the two people at a shared device: display names (1-24 visible
     characters), different from each other."""
 
-    first: Annotated[str, Field(max_length=200)]
-    second: Annotated[str, Field(max_length=200)]
+    first: Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
+    second: Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
 
 
 class MatchRequest(_TimeControl):
