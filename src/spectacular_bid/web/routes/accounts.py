@@ -121,11 +121,12 @@ async def login(
     response_class=Response,
     responses=responses(ErrorCode.UNAUTHORIZED),
 )
-async def logout(_player: CurrentPlayer, request: Request, accounts: AccountsDep) -> Response:
-    """End this browser's session (a guest's token is forgotten by this browser only)."""
+async def logout(player: CurrentPlayer, request: Request, accounts: AccountsDep) -> Response:
+    """End this browser's session, on every server (a guest's token is forgotten by this browser
+    only)."""
     token = token_of(request)
     if token is not None:
-        await accounts.logout(token)
+        await accounts.logout(player, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
     clear_token_cookie(response, secure=request.url.scheme == "https")
     return response
