@@ -108,7 +108,8 @@ async def login(
     accounts: AccountsDep,
 ) -> LoggedIn:
     """A new session of an account, in this browser. 401 alike for a wrong password and a name
-    without an account; 429 past 10 tries a minute from one address or 5 at one name."""
+    without an account; 429 past 10 tries a minute from one address, 5 at one name from one
+    address, or 30 at one name from all addresses together."""
     limit_logins(request, service, limits, body.name)
     player, token = await accounts.login(body.name, body.password)
     set_token_cookie(response, token, secure=request.url.scheme == "https")
