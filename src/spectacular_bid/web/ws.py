@@ -1,11 +1,12 @@
 """``/ws/matches/{id}``: one socket of a player or a spectator (issue 3 §5, §8).
 
-Before the handshake is accepted a foreign ``Origin`` is refused (close 1008), and so is a token
-presented in the header or ``?token=`` that names no one (close 4001); a socket that acts for a
-player holds its token (``session_sockets.py``) and is closed with 4001 when the token ends, on
-whichever process it ended. Then the socket subscribes to its match's room (``room.py``) — with
-``?since=V`` it first gets the missed events, or a full state when the gap exceeds the resend
-window — and two tasks run until either ends:
+Before the handshake is accepted another site's page is refused (a foreign ``Origin``, or
+``Sec-Fetch-Site`` saying so: close 1008), and so is a token presented in the header or
+``?token=`` that names no one (close 4001); a socket that acts for a player holds its token
+(``session_sockets.py``) and is closed with 4001 when the token ends, on whichever process it
+ended. Then the socket subscribes to its match's room (``room.py``) — with ``?since=V`` it first
+gets the missed events, or a full state when the gap exceeds the resend window — and two tasks
+run until either ends:
 
 - the sender drains the subscriber's queue; a ``None`` means the room dropped this socket for
   falling behind, and the socket closes with 1013 so the client reconnects and resyncs;
@@ -60,7 +61,7 @@ from spectacular_bid.web.messages import (
     parse_client_message,
     pong_text,
 )
-from spectacular_bid.web.origin import is_allowed_origin
+from spectacular_bid.web.origin import foreign_page
 from spectacular_bid.web.remote_room import RemoteRoom
 from spectacular_bid.web.room import Room, Rooms, audience_for
 from spectacular_bid.web.session_sockets import Held, SessionSockets
@@ -116,10 +117,7 @@ async def match_socket(websocket: WebSocket, match_id: str) -> None:
     """Players and spectators of one match. Query: ``since`` (last version seen), ``as``
     (``spectator`` to watch one's own match as a spectator), ``token`` (else the cookie)."""
     service, settings = service_of(websocket), settings_of(websocket)
-    headers = websocket.headers
-    if not is_allowed_origin(
-        headers.get("origin"), headers.get("host"), websocket.url.scheme, settings.allowed_origins
-    ):
+    if foreign_page(websocket.headers, websocket.url.scheme, settings.allowed_origins):
         await websocket.close(CLOSE_POLICY, "foreign origin")
         return
     player = await player_of(websocket)

@@ -1,8 +1,9 @@
 """``/api/account``, ``/api/login``, ``/api/logout`` (issue 11 items 1 and 7): a guest claims its
 name with a password, and then logs in from any browser; a new password ends the other sessions.
 
-A state-changing request from another site's page is refused by the Origin check every POST
-passes (``web.origin``), and the session cookie is HttpOnly and SameSite=Lax.
+A state-changing request from another site's page is refused by the check every POST passes
+(``web.csrf``: its ``Origin``, ``Sec-Fetch-Site`` or ``Referer``), and the session cookie is
+HttpOnly and SameSite=Lax. A token that ends, ends on every server process (``service.sessions``).
 """
 
 from __future__ import annotations
