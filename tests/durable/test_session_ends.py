@@ -234,7 +234,7 @@ async def test_a_new_password_on_one_process_ends_the_other_sessions_everywhere(
         a, b = await two_servers(stack, target, tmp_path, *relayed(redis_url))
         _, kept = await account(a, "Ann")
         stolen = await login(b, "Ann")
-        match_id = await invitation(b, stolen)
+        match_id = await invitation(a, stolen)  # run by a: the socket on b is relayed there
         socket = await seated(b, match_id, stolen)
         assert await whoami(b, stolen) == 200
 

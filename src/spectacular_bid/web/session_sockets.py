@@ -50,9 +50,6 @@ class SessionSockets:
         self._held: dict[str, dict[str, set[Held]]] = {}
         self._checking: asyncio.Task[None] | None = None
 
-    def __len__(self) -> int:
-        return sum(len(held) for tokens in self._held.values() for held in tokens.values())
-
     def hold(self, token_hash: str, player: Player) -> Held:
         held = Held(token_hash, player.id)
         self._held.setdefault(player.id, {}).setdefault(token_hash, set()).add(held)
