@@ -82,7 +82,7 @@ class MatchService:
     ) -> None:
         self.settings = settings or ServiceSettings()
         self.store = store
-        self.guests = Guests(store)
+        self.guests = Guests(store, now_ms=now_ms)
         self.now_ms = now_ms
         self.wall_ms = wall_ms
         self.telemetry = telemetry

@@ -56,6 +56,7 @@ from spectacular_bid.web.routes import (
 )
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.security_headers import SecurityHeaders
+from spectacular_bid.web.session_sockets import SessionSockets
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
 
@@ -94,6 +95,11 @@ def create_app(
     relaying = _relaying(settings, database, service, rooms, metrics)
     static = settings.static_folder()
     client = ClientFiles(static, find_esbuild()) if static is not None else None
+    service.guests.cache.ttl_ms = settings.session_cache_ms
+    accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
+    session_sockets = SessionSockets(accounts.names_anyone)
+    accounts.ends.on_end(session_sockets.end)
+    accounts.ends.on_gap(session_sockets.recheck)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -103,9 +109,11 @@ def create_app(
             await service.start()
             if client is not None:
                 await client.current()  # bundled before the first visitor comes
+            opened.push_async_callback(session_sockets.close)
             if relaying is not None:
                 await relaying.start()
                 opened.push_async_callback(relaying.stop)
+                await accounts.ends.attach(relaying.bus)  # a token ends on every process
             if collector is not None:
                 collector.start()  # after start-up's own garbage, which is collected once
                 opened.push_async_callback(collector.stop)
@@ -124,7 +132,8 @@ def create_app(
     )
     app.state.settings = settings
     app.state.service = service
-    app.state.accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
+    app.state.accounts = accounts
+    app.state.session_sockets = session_sockets
     app.state.rooms = rooms
     app.state.remote_rooms = relaying.remote if relaying is not None else None
     app.state.shared_lobby = relaying.lobby if relaying is not None else None
