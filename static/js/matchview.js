@@ -27,11 +27,12 @@ import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 import { fitBoard } from "./fit.js";
 import { Cues } from "./sound.js";
+import { isTouchOnly } from "./pointer.js";
+import { MoveList } from "./movelist.js";
+import { renderRatedMark } from "./rating.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
-const LOG_LIMIT = 120;
 const QUIET = new Set(["ready", "deck_committed", "deck_revealed", "round_dealt"]);
-const UNLOGGED = new Set(["deck_committed"]);
 
 export function mountMatch(main, matchId) {
   const view = new MatchView(main, matchId);
@@ -54,8 +55,7 @@ class MatchView {
     this.autoDrawnVersion = null;
     this.destroyed = false;
     this.cleanups = [];
-    this.log = []; // the move log: the last LOG_LIMIT narrated events, oldest first
-    this.logRevision = 0; // bumped whenever this.log changes, so the list is redrawn
+    this.moves = null; // the move log: every narrated event, numbered by decisions
     this.boundsKey = "";
     this.cues = new Cues();
     this.lowCued = null; // the decision whose low-time cue has sounded
@@ -83,6 +83,8 @@ class MatchView {
     if (this.destroyed) return;
     this.dom = buildMatchDom();
     fill(this.main, this.dom);
+    // Narrated with the view on show, so a language change rereads the whole list.
+    this.moves = new MoveList(this.dom.querySelector("#move-log-list"), (event) => eventText(event, this.store.match));
     this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
     this.confirmation = new Confirmation(this.dom.querySelector("#confirm-box"));
     this.chat = new ChatPanel(this.dom.querySelector("#chat"), {
@@ -312,7 +314,7 @@ class MatchView {
       button.classList.remove("nope");
       void button.offsetWidth;
       button.classList.add("nope");
-      this.hint(legal && legal.can_draw ? t("hand.hint_draw") : t("hand.hint_not_playable"));
+      this.hint(legal && legal.can_draw ? keyHint("hand.hint_draw") : t("hand.hint_not_playable"));
       return;
     }
     if (this.pending) return;
@@ -403,7 +405,7 @@ class MatchView {
 
   onChange(change) {
     const { match, events, kind, previous, log } = change;
-    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log, match);
+    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log);
     if (kind !== "presence") {
       this.pending = false;
       if (!previous || previous.decision !== match.decision || !match.legal) this.selected = null;
@@ -420,7 +422,8 @@ class MatchView {
   }
 
   /** Sounds for the others' placements and scores and for one's turn; a notification of the
-   * turn when the tab is hidden (issue 12 item 5). Each is off until the player turns it on. */
+   * turn when the tab is hidden (issue 12 item 5). Sound is on until the player turns it off;
+   * notifications are off until the player turns them on. */
   cue(match, events, previous) {
     const seated = match.audience === "first" || match.audience === "second";
     for (const event of events) {
@@ -440,10 +443,10 @@ class MatchView {
   renderCues() {
     const sound = this.dom.querySelector("[data-action=sound]");
     const on = this.cues.soundOn;
+    // Labelled in words ("Sound on"), which are its name; the title says what a press does.
     setAttr(sound, "aria-pressed", on ? "true" : "false");
-    setAttr(sound, "aria-label", on ? t("cues.sound_on") : t("cues.sound_off"));
     setAttr(sound, "title", on ? t("cues.sound_on") : t("cues.sound_off"));
-    fill(sound, icon(on ? "megaphone" : "mute"));
+    fill(sound, icon(on ? "megaphone" : "mute"), h("span", { class: "btn-label" }, t(on ? "cues.sound_label_on" : "cues.sound_label_off")));
     const notify = this.dom.querySelector("[data-action=notify]");
     const allowed = this.cues.notifyOn;
     setAttr(notify, "aria-pressed", allowed ? "true" : "false");
@@ -455,23 +458,14 @@ class MatchView {
 
   /** A state's log (every event so far) becomes the move log, read as the updates would have
    * made it: after a reload, a resync or for a late spectator. */
-  rebuildLog(events, match) {
-    this.log = [];
-    this.appendLog(events, match);
-  }
-
-  appendLog(events, match) {
-    for (const event of events) {
-      if (!UNLOGGED.has(event.type) && eventText(event, match)) this.log.push(event);
-    }
-    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
-    this.logRevision += 1;
+  rebuildLog(events) {
+    this.moves.replace(events);
   }
 
   afterEvents(match, events) {
     const live = events.length <= 12;
     const announced = [];
-    this.appendLog(events, match);
+    this.moves.add(events);
     for (const event of events) {
       const text = eventText(event, match);
       if (event.type === "transferred" && live) animateTransfer(event);
@@ -554,6 +548,7 @@ class MatchView {
     document.title = `${match.legal ? `● ${t("match.your_turn_title")} · ` : ""}${names} — ${t("app.name")}`;
     this.renderConnection();
 
+    renderRatedMark(dom.querySelector(".match-meta"), match);
     const spectators = dom.querySelector("#spectators");
     fill(spectators, icon("eye", "icon icon-inline"), " ", h("span", { class: "count" }, String(match.spectators || 0)), " ", h("span", { class: "spectators-word" }, t("match.spectators", { n: match.spectators || 0 })));
 
@@ -759,14 +754,16 @@ class MatchView {
     const draw = area.querySelector("[data-action=draw]");
     const canDraw = !!(match.legal && match.legal.can_draw);
     draw.hidden = !canDraw;
-    fill(draw, t("hand.draw"), " ", h("kbd", { "aria-hidden": "true" }, "D"));
-    draw.setAttribute("aria-keyshortcuts", "D");
+    // A touch screen has no D key to show (or to announce).
+    const keys = !isTouchOnly();
+    fill(draw, t("hand.draw"), keys ? [" ", h("kbd", { "aria-hidden": "true" }, "D")] : null);
+    setAttr(draw, "aria-keyshortcuts", keys ? "D" : null);
     area.querySelector(".toggle-text").textContent = t("hand.auto_draw");
     const hint = area.querySelector(".hand-hint");
     if (!this.selected) {
       let text = "";
       if (match.legal && (match.phase === "opening" || match.phase === "playing")) {
-        text = canDraw ? t("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : t("hand.hint_play");
+        text = canDraw ? keyHint("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : keyHint("hand.hint_play");
       }
       hint.textContent = text;
     }
@@ -789,15 +786,12 @@ class MatchView {
   renderLog() {
     if (!this.dom) return;
     const details = this.dom.querySelector(".move-log");
-    details.querySelector("summary").textContent = t("match.log", { n: this.log.length });
-    const list = details.querySelector("#move-log-list");
-    const key = `${this.logRevision}|${document.documentElement.lang}`;
-    if (list.dataset.key === key) return;
-    list.dataset.key = key;
-    // Narrated now, with the view on show, so a language change rereads the whole list.
-    const match = this.store.match;
-    fill(list, this.log.map((event) => h("li", { "data-version": event.version, "data-event": event.type }, eventText(event, match))));
-    list.scrollTop = list.scrollHeight;
+    const grew = this.moves.render();
+    details.querySelector("summary").textContent = t("match.log", { n: this.moves.decisions });
+    if (grew) {
+      const list = details.querySelector("#move-log-list");
+      list.scrollTop = list.scrollHeight;
+    }
   }
 
   tick() {
@@ -817,6 +811,11 @@ class MatchView {
       this.dom.dataset.cues = this.cues.played.slice(-20).join(",");
     }
   }
+}
+
+/** A hint that names keys, or its words without them on a touch screen. */
+function keyHint(key) {
+  return t(isTouchOnly() ? `${key}_touch` : key);
 }
 
 function errorText(err) {

@@ -7,6 +7,7 @@ import { seatName, reasonText } from "./narrate.js";
 import { tileSvg } from "./tiles.js";
 import { verifyReveal } from "./fairness.js";
 import { icon } from "./icons.js";
+import { ratingChanges } from "./rating.js";
 
 // -- the auction ------------------------------------------------------------------------------
 
@@ -303,7 +304,8 @@ export function renderResult(box, match) {
     return;
   }
   const result = match.result || { winner: null, reason: "join_timeout" };
-  const key = `${result.winner}|${result.reason}|${document.documentElement.lang}`;
+  const changes = ["first", "second"].map((seat) => match.players && match.players[seat] ? match.players[seat].rating_change : null);
+  const key = `${result.winner}|${result.reason}|${changes.join("|")}|${document.documentElement.lang}`;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   let headline;
@@ -322,6 +324,7 @@ export function renderResult(box, match) {
     h("p", { class: "result-balances" }, t("settlement.balances", {
       a: seatName(match, "first"), x: match.balances.first, b: seatName(match, "second"), y: match.balances.second,
     })),
+    ratingChanges(match, (seat) => seatName(match, seat)),
     h("div", { class: "result-actions" },
       h("a", { class: "btn btn-primary", href: `/replay/${match.id}` }, t("result.replay")),
       h("a", { class: "btn btn-secondary", href: "/" }, t("result.lobby"))),

@@ -1,4 +1,4 @@
-// A seat's panel: name, presence, badges (jockey, to act, ready), the balance as a number and
+// A seat's panel: name and rating, presence, badges (jockey, to act, ready), the balance as a number and
 // chips, the clock, and — for a hidden hand — the tile backs with their count.
 
 import { h, fill, setAttr } from "./dom.js";
@@ -8,6 +8,7 @@ import { seatName } from "./narrate.js";
 import { tileBackSvg } from "./tiles.js";
 import { icon } from "./icons.js";
 import { computerNameNodes, computerSeatName, levelName } from "./computer.js";
+import { fillSeatRating } from "./rating.js";
 
 const MAX_BACKS = 14;
 
@@ -24,6 +25,12 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
     avatar.textContent = (name || "?").trim().charAt(0).toUpperCase();
     nameEl.textContent = isYou ? t("seat.you_name", { name }) : name;
   }
+  let ratingEl = panel.querySelector(".seat-rating");
+  if (!ratingEl) {
+    ratingEl = h("span", { class: "seat-rating" });
+    nameEl.after(ratingEl);
+  }
+  fillSeatRating(ratingEl, player);
   setAttr(panel, "data-to-act", match.to_act === seat && match.status === "active" ? "true" : "false");
 
   const tags = [];

@@ -49,6 +49,11 @@ SERVE_FLAGS = (
     ("guests_per_minute", float, "guests created per address per minute"),
     ("matches_per_minute", float, "matches created per guest and per address per minute"),
     ("joins_per_minute", float, "joins per guest and per address per minute"),
+    (
+        "records_per_minute",
+        float,
+        "records imported or verified per guest and per address a minute",
+    ),
     ("open_challenges_per_guest", int, "open lobby challenges waiting per guest"),
     ("bot_workers", int, "worker processes thinking for the computer opponents"),
     ("bot_matches_per_worker", int, "live matches against the computer per worker"),

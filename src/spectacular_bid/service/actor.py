@@ -43,6 +43,7 @@ from spectacular_bid.service.machine import step
 from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.standings import NO_STANDING, Standing, seated, settled
 from spectacular_bid.service.state import Entry, MatchState, Transition, timers
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry, current_match
 from spectacular_bid.service.timesource import MsSource
@@ -112,6 +113,9 @@ class MatchActor:
         self.id = match_id
         self.state = state
         """The last stored state (install after commit)."""
+        self.standing: Standing = NO_STANDING
+        """The ratings shown beside the players (``service.standings``): read as the seats are
+        taken, and with a rated end's stored changes before that end is published."""
         self.created_wall_ms = wall_ms()
         self.ended_wall_ms: int | None = None
         self._log: list[Entry] | None = []
@@ -245,6 +249,7 @@ class MatchActor:
 
     async def _run(self) -> None:
         current_match.set(self.id)  # this task's own context: its logs name the match
+        self.standing = await self._standing(self.state, rated=False)
         while True:
             mail = await self._queue.get()
             try:
@@ -335,6 +340,8 @@ class MatchActor:
             return Rejection(
                 ErrorCode.STORAGE_FAILED, "the move could not be saved; nothing changed"
             )
+        if new.seats != self.state.seats or (header is not None and header.rated):
+            self.standing = await self._standing(new, rated=header is not None and header.rated)
         self.state = new
         if not new.is_live:
             self.ended_wall_ms = wall
@@ -349,6 +356,18 @@ class MatchActor:
         if self._on_change is not None:
             self._on_change(self)
         return outcome
+
+    async def _standing(self, state: MatchState, *, rated: bool) -> Standing:
+        """The seats' ratings as the store has them, or after a rated end the changes stored
+        with it; the last standing when they cannot be read (they are only shown)."""
+        try:
+            if rated:
+                found = await settled(self._store, self.id, state.seats)
+                return found if found is not None else self.standing
+            return await seated(self._store, state.mode, state.seats, self._wall_ms())
+        except Exception as exc:
+            log.warning("match %s: its players' ratings were not read: %s", self.id, exc)
+            return self.standing
 
     def _arm_all(self, *, retry: bool = False) -> None:
         self._alarms.arm(timers(self.state), self._now_ms(), retry=retry)

@@ -31,7 +31,12 @@ from spectacular_bid.service.ended_matches import EndedMatches
 from spectacular_bid.service.failover import Failover
 from spectacular_bid.service.guests import Guests
 from spectacular_bid.service.lag import LagMonitor
-from spectacular_bid.service.listings import EndedMatch, MatchSummary, profile_handle
+from spectacular_bid.service.listings import (
+    EndedMatch,
+    MatchSummary,
+    changes_by_match,
+    profile_handle,
+)
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -154,9 +159,11 @@ class MatchService:
         mode: MatchMode,
         clock: ClockSettings | None = None,
         level: int | None = None,
+        seat_names: tuple[str, str] | None = None,
     ) -> MatchActor:
-        """A new match with ``creator`` in the first seat (both seats on a shared device; the
-        computer at ``level`` in the second seat of a bot match, issue 14).
+        """A new match with ``creator`` in the first seat (both seats on a shared device, under
+        the ``seat_names`` typed for its two players when given; the computer at ``level`` in
+        the second seat of a bot match, issue 14).
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
         Refused with ``server_busy`` near the server's capacity (issue 10 item 1), and an open
@@ -174,11 +181,14 @@ class MatchService:
             self._admit_challenge(creator)
         if (level is None) != (mode is not MatchMode.BOT):
             raise ValueError(f"a level goes with a bot match only: {mode}, {level!r}")
+        if seat_names is not None and mode is not MatchMode.SHARED:
+            raise ValueError(f"seat names go with a shared-device match only: {mode}")
         if level is not None:
             await self.bots.admit(level)
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
-        actor = self._actor(match_id, new_match(mode, creator, settings, self.now_ms()))
+        state = new_match(mode, creator, settings, self.now_ms(), seat_names)
+        actor = self._actor(match_id, state)
         await actor.open()
         if level is not None:
             await self.bots.seat(actor, level)
@@ -328,8 +338,8 @@ class MatchService:
             id=actor.id,
             mode=state.mode.value,
             status=state.status.value,
-            first=first.name if first else None,
-            second=second.name if second else None,
+            first=state.seat_name(0),
+            second=state.seat_name(1),
             first_id=first.id if first and first.account else None,
             first_handle=profile_handle(first) if first else None,
             second_handle=profile_handle(second) if second else None,
@@ -365,7 +375,9 @@ class MatchService:
         headers = await self.store.ended_matches(statuses, limit, before, player)
         ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
         players = await self.store.players(sorted(ids))
-        return [EndedMatch.of(h, players) for h in headers]
+        rated = [h.id for h in headers if h.rated]
+        changes = changes_by_match(await self.store.rating_changes_of(rated) if rated else [])
+        return [EndedMatch.of(h, players, changes) for h in headers]
 
     async def record(self, match_id: str) -> JSON:
         """The versioned record document of an ended match (404 unknown, 409 not ended: D4)."""

@@ -48,6 +48,19 @@ def is_rated(
     )
 
 
+def will_be_rated(mode: MatchMode, seats: Sequence[Player | None], clock: ClockSettings) -> bool:
+    """Whether a match being played is rated if it ends by score, time or resignation: all of
+    the policy but its end, known once both seats are taken (the match header's "rated" mark)."""
+    first, second = seats
+    return (
+        first is not None
+        and second is not None
+        and first.account
+        and second.account
+        and _rated_table(mode, first, second, clock)
+    )
+
+
 def rated_in_v2(
     mode: MatchMode,
     seats: Sequence[Player | None],
@@ -57,15 +70,18 @@ def rated_in_v2(
     """The policy of record format 2: the one above, accounts or not."""
     first, second = seats
     return (
-        mode in ONLINE
-        and first is not None
+        first is not None
         and second is not None
-        and first.id != second.id
-        and clock == DEFAULT_SETTINGS
+        and _rated_table(mode, first, second, clock)
         and result is not None
         and result.winner is not None
         and result.reason in RATED_ENDS
     )
+
+
+def _rated_table(mode: MatchMode, first: Player, second: Player, clock: ClockSettings) -> bool:
+    """Online, two different players, the rules' time control (R7.1, R7.2)."""
+    return mode in ONLINE and first.id != second.id and clock == DEFAULT_SETTINGS
 
 
 def rated_in_v1(result: MatchEnded | None) -> bool:

@@ -57,7 +57,9 @@ from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, P
 from spectacular_bid.service.rated import rated_policy
 from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.seat_names import names_in
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
 
 # -- replaying ------------------------------------------------------------------------------
@@ -116,7 +118,9 @@ class Replay:
         command = first.get("command") if first is not None else None
         if isinstance(command, dict) and command.get("type") == "abort":
             created_ms -= service_settings.join_timeout_ms
-        return cls(new_match(mode, creator, service_settings, created_ms), names, accounts)
+        typed = names_in(settings) or _shared_names(mode, names)
+        state = new_match(mode, creator, service_settings, created_ms, typed)
+        return cls(state, names, accounts)
 
     def step(self, version: Mapping[str, Any]) -> Entry:
         """Re-run one recorded version; raise :class:`RecordMismatchError` if the machine does
@@ -147,6 +151,14 @@ class Replay:
             return Rejection(ErrorCode.WRONG_PHASE, "it changes nothing, yet a version records it")
         self.state = outcome.state
         return outcome.entry
+
+
+def _shared_names(mode: MatchMode, names: Mapping[str, str | None]) -> tuple[str, str] | None:
+    """A shared-device record's two names, when they are two (``service.seat_names``)."""
+    first, second = names.get("first"), names.get("second")
+    if mode is not MatchMode.SHARED or not first or not second or first == second:
+        return None
+    return first, second
 
 
 def _player_id(mode: MatchMode, seat: Seat) -> str:
@@ -369,6 +381,8 @@ class Rebuilt:
     id: str
     state: MatchState
     log: tuple[Entry, ...]
+    standing: Standing = NO_STANDING
+    """The ratings it shows beside its players: a rated match's, as stored with its end."""
 
     is_live: ClassVar[bool] = False
 

@@ -55,6 +55,16 @@ class MatchState:
     suspended_ms: int | None = None
     """When this match's owner handed it to a peer (issue 13 item 4): its clocks stand and no
     timer runs until the peer resumes it."""
+    seat_names: tuple[str, str] | None = None
+    """Shared device: the names typed for its two players (``service.seat_names``); the seats'
+    player is the device's guest all the same. None when none were typed."""
+
+    def seat_name(self, index: int) -> str | None:
+        """The name seat ``index`` (0 or 1) is shown under: a typed one, else its player's."""
+        if self.seat_names is not None:
+            return self.seat_names[index]
+        player = self.seats[index]
+        return None if player is None else player.name
 
     @property
     def is_live(self) -> bool:
@@ -69,10 +79,15 @@ class MatchState:
 
 
 def new_match(
-    mode: MatchMode, creator: Player, settings: ServiceSettings, now_ms: int
+    mode: MatchMode,
+    creator: Player,
+    settings: ServiceSettings,
+    now_ms: int,
+    seat_names: tuple[str, str] | None = None,
 ) -> MatchState:
-    """A match just created: the creator in the first seat (both on a shared device), waiting
-    for the second player under the join timeout, or on a shared device waiting for Start."""
+    """A match just created: the creator in the first seat (both on a shared device, with the
+    names typed for its two players), waiting for the second player under the join timeout, or
+    on a shared device waiting for Start."""
     shared = mode is MatchMode.SHARED
     return MatchState(
         mode=mode,
@@ -84,6 +99,7 @@ def new_match(
         clock=MatchClock.new(settings.clock),
         start_deadline_ms=now_ms + settings.grace_ms if shared else None,
         join_deadline_ms=None if shared else now_ms + settings.join_timeout_ms,
+        seat_names=seat_names if shared else None,
     )
 
 

@@ -272,7 +272,9 @@ class Room:
 
     def snapshot_text(self, audience: Audience) -> str:
         state = self.actor.state
-        return self.snapshots.snapshot_text(state, audience, self.presence(), self._now())
+        return self.snapshots.snapshot_text(
+            state, audience, self.presence(), self._now(), self.actor.standing
+        )
 
     def state_text(self, audience: Audience) -> str:
         state = self.actor.state
@@ -375,7 +377,7 @@ class Rooms:
         if isinstance(match, MatchActor):
             return self.room(match).state_text(audience)
         snapshot = SnapshotCache(match.id).snapshot_text(
-            match.state, audience, NOBODY, self.now_ms()
+            match.state, audience, NOBODY, self.now_ms(), match.standing
         )
         return state_message(match.version, snapshot, log_text(match.log, audience))
 

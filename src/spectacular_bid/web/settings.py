@@ -110,6 +110,11 @@ class WebSettings(BaseSettings):
     """HTTP rate limit: joins per guest and per address per minute..."""
     joins_burst: int = Field(default=30, ge=1)
     """...and in a burst."""
+    records_per_minute: float = Field(default=10.0, gt=0)
+    """HTTP rate limit: record documents imported or verified (each a whole replay through the
+    engine) per guest and per address per minute..."""
+    records_burst: int = Field(default=10, ge=1)
+    """...and in a burst."""
     open_challenges_per_guest: int = Field(default=3, ge=1)
     """At most this many open (lobby) challenges waiting per guest."""
 

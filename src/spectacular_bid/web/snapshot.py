@@ -25,10 +25,23 @@ from spectacular_bid.web.notation import (
 )
 
 
+class SeatRating(WireModel):
+    value: float
+    """The player's Glicko-2 rating on the Glicko scale (a newcomer's is 1500)."""
+    provisional: bool
+    """True while its deviation is above 110: shown as ``1500?``."""
+
+
 class PlayerSlot(WireModel):
     name: str
     online: bool
     """True while a socket of that seat's player is connected (R7.6: the clock runs regardless)."""
+    rating: SeatRating | None
+    """The player's rating when the match read it (as its seats were taken); null for a guest,
+    the computer, and in a shared-device or computer match, which show no ratings."""
+    rating_change: float | None
+    """Once a rated match has ended: the player's rating change, as stored with its end (after
+    less before); null before then and in an unrated match."""
 
 
 class Players(WireModel):
@@ -127,6 +140,13 @@ class MatchSnapshot(WireModel):
         description="The level (1-5) of the computer in the second seat; null against a person."
     )
     audience: Audience
+    rated: bool = Field(
+        description=(
+            "While the match is played: whether it is rated if it ends by score, time or "
+            "resignation (two accounts online on the rules' time control); once it has "
+            "ended: whether its ratings moved."
+        )
+    )
     players: Players
     spectators: int
     viewer: SeatName | None = Field(description="The seat whose view this is; null otherwise.")
