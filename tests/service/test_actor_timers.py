@@ -1,11 +1,13 @@
-"""The actor's own timers on real time with tiny settings: the flag (R7.7, D6), Start/Continue
-grace and the join timeout (D3), and the loop-lag monitor (D5)."""
+"""The actor's own timers on real time with tiny settings: the flag (R7.7, D6) and the abort for
+no first decision (D7), Start/Continue grace and the join timeout (D3), and the loop-lag monitor
+(D5)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
+from dataclasses import replace
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.actions import MatchEnd, MatchEnded
@@ -43,8 +45,13 @@ async def header(table: Table) -> tuple[MatchStatus, str | None, str | None, boo
 # -- the flag (R7.7, D6) ----------------------------------------------------------------------
 
 
+R7_ALONE = ServiceSettings(first_decision_grace_ms=None)
+"""D7 off: the flag scenarios below time a seat's first decision to R7.7's deadline (D7 ends a
+first decision otherwise; see the test after them)."""
+
+
 async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tables) -> None:
-    settings = ServiceSettings(clock=ClockSettings(bank_ms=300, delay_ms=200))
+    settings = replace(R7_ALONE, clock=ClockSettings(bank_ms=300, delay_ms=200))
     table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
     actor = table.actor
     await table.start_round()
@@ -81,7 +88,7 @@ class HalfSpeed:
 
 async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tables) -> None:
     source = HalfSpeed()
-    settings = ServiceSettings(clock=ClockSettings(bank_ms=100, delay_ms=100))
+    settings = replace(R7_ALONE, clock=ClockSettings(bank_ms=100, delay_ms=100))
     table = await tables.open(
         settings, time_source=source, start_monitor=True, deck_source_for=repeat(DRAW_DECK)
     )
@@ -95,6 +102,42 @@ async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tabl
     flag = (await table.store.events(actor.id))[-1]
     assert flag.command == {"type": "flag", "seat": "first"}
     assert flag.mono_ms >= deadline
+
+
+async def test_d7_the_server_aborts_an_undecided_seat_at_its_delay_plus_the_grace(
+    tables: Tables,
+) -> None:
+    """No message comes: the flag timer ends the match at D7's deadline, long before the
+    bank's, aborted and unrated, naming the seat that made no first decision."""
+    settings = ServiceSettings(
+        clock=ClockSettings(bank_ms=60_000, delay_ms=200), first_decision_grace_ms=300
+    )
+    table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
+    actor = table.actor
+    await table.start_round()
+    started = actor.state.clock.decision_started_ms
+    deadline = actor.state.deadline_ms()
+    assert deadline == started + 500
+    assert actor.state.clock.deadline_ms() == started + 60_200
+    assert table.view(Audience.SECOND)["first_decision_deadline_ms"] == deadline
+    await wait_until(lambda: actor.state.match.is_over)
+    assert table.now() >= deadline
+    assert actor.state.match.result == MatchEnded(None, MatchEnd.NO_FIRST_DECISION, FIRST)
+    assert actor.state.status is MatchStatus.ABORTED
+    ended = (await table.store.events(actor.id))[-1]
+    assert ended.seat is None
+    assert ended.command == {"type": "abort", "reason": "no_first_decision", "seat": "first"}
+    assert ended.events[-2:][0] == {
+        "type": "match_ended",
+        "winner": None,
+        "reason": "no_first_decision",
+        "undecided": "first",
+    }
+    assert deadline <= ended.mono_ms < deadline + 250
+    assert await header(table) == (MatchStatus.ABORTED, None, "no_first_decision", False)
+    view = table.view(Audience.FIRST)
+    assert view["result"] == {"winner": None, "reason": "no_first_decision", "undecided": "first"}
+    assert view["first_decision_deadline_ms"] is None
 
 
 # -- Start/Continue and the join timeout (D3) --------------------------------------------------

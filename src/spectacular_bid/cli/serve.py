@@ -30,6 +30,7 @@ SERVE_FLAGS = (
     ("delay_ms", int, "the delay of each new decision, ms (R7.2)"),
     ("grace_ms", int, "a round deals this long after its settlement anyway, ms (D3)"),
     ("join_timeout_ms", int, "a match not joined by then is aborted, ms (D3)"),
+    ("first_decision_grace_ms", int, "a first decision's grace after its delay, ms (D7)"),
     ("lag_threshold_ms", int, "an event-loop stall that aborts running matches, ms (D5)"),
     ("rate_limit_per_s", float, "messages per second allowed per socket"),
     ("rate_burst", int, "messages allowed in a burst per socket"),

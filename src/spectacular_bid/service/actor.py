@@ -268,7 +268,7 @@ class MatchActor:
             _answer(mail.reply, outcome, seats[0] if seats else Seat.SECOND)
         elif isinstance(mail, _Timer):
             timer_input = self._timer_input(mail.kind)
-            due_ms = self.state.clock.deadline_ms() if isinstance(timer_input, FlagDue) else None
+            due_ms = self.state.deadline_ms() if isinstance(timer_input, FlagDue) else None
             outcome = await self._advance(timer_input)
             if due_ms is not None and _applied(outcome):
                 self._telemetry.flag_fell(self._now_ms() - due_ms)

@@ -10,7 +10,8 @@ replay frames, ended matches read back from the store and start-up recovery run 
 
 It owns the service's policy around the rules engine: the R7 clock (a genuinely new decision gets
 a fresh delay, R7.2; a command is charged at the server's receive time, R7.7; at the deadline is
-already late, D6), D2's forced moves (the engine applies them; they take no time), D3's
+already late, D6; a seat's first decision is aborted, not lost, D7), D2's forced moves (the
+engine applies them; they take no time), D3's
 Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, resignation
 (R5.2) and the D5 abort.
 """
@@ -18,14 +19,18 @@ Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from spectacular_bid.rules.actions import (
     Abort,
     AbortReason,
+    Accept,
     Action,
+    Bid,
     Deal,
+    Decline,
     Flag,
+    Play,
     RoundEnded,
 )
 from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhaseError
@@ -64,6 +69,11 @@ from spectacular_bid.service.ports import MatchMode, MatchStatus, Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Outcome, Transition
 from spectacular_bid.service.suspension import refused_while_suspended, resume, suspend
+
+OWN_DECISIONS: Final = (Bid, Accept, Decline, Play)
+"""D7: the commands that are a decision of the seat that sends them. A draw is not (a client
+may draw for its player, D1), nor a press (D3, R7.5), nor a resignation, which ends the match
+anyway (R5.2); forced moves are never commands at all (D2)."""
 
 
 def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
@@ -123,12 +133,10 @@ def _submit(state: MatchState, submit: Submit, now_ms: int) -> Outcome:
         )
     clock = state.clock
     received = max(submit.received_ms, clock.decision_started_ms)
-    if clock.running is not None and clock.is_flagged(received):
-        # D6: at the deadline or later is a loss on time, not an illegal request.
+    if state.is_late(received):
+        # D6: at the deadline or later is a loss on time (or D7's abort), not an illegal request.
         flagged = _flag(state, now_ms)
-        late = Rejection(
-            ErrorCode.TIME_EXPIRED, f"{clock.running}'s time ran out before this arrived"
-        )
+        late = Rejection(ErrorCode.TIME_EXPIRED, _too_late(state))
         return late if isinstance(flagged, Rejection) else replace(flagged, reply=late)
     if submit.seat is not None and submit.seat not in seats:
         return Rejection(ErrorCode.NOT_YOUR_SEAT, f"you do not hold the {submit.seat} seat")
@@ -241,17 +249,28 @@ def _press_reveal(
 def _flag_due(state: MatchState, now_ms: int) -> Transition | Rejection:
     if state.clock.running is None:
         return Rejection(ErrorCode.WRONG_PHASE, "no clock is running")
-    if not state.clock.is_flagged(now_ms):
+    if not state.is_late(now_ms):
         return Rejection(ErrorCode.WRONG_PHASE, "the deadline has not passed")  # never early
     return _flag(state, now_ms)
 
 
 def _flag(state: MatchState, now_ms: int) -> Transition | Rejection:
+    """The running seat's time is up, charged at its deadline: a loss on time (R7.7), or, for
+    a seat that has made no decision of its own yet, an abort without a result (D7)."""
     seat = state.clock.running
-    deadline = state.clock.deadline_ms()
+    deadline = state.deadline_ms()
     if seat is None or deadline is None or state.match.to_act != seat:
         return Rejection(ErrorCode.WRONG_PHASE, "no seat's clock can run out now")
-    return _apply(state, Flag(seat), None, deadline, max(now_ms, deadline))
+    undecided = state.first_decision_deadline_ms() is not None
+    ending = Abort(AbortReason.NO_FIRST_DECISION, seat) if undecided else Flag(seat)
+    return _apply(state, ending, None, deadline, max(now_ms, deadline))
+
+
+def _too_late(state: MatchState) -> str:
+    seat = state.clock.running
+    if state.first_decision_deadline_ms() is not None:
+        return f"{seat} made no first decision in time: the match is aborted (D7)"
+    return f"{seat}'s time ran out before this arrived"
 
 
 def _grace_due(state: MatchState, seed: DealSeed | None, now_ms: int) -> Outcome:
@@ -307,6 +326,8 @@ def _apply(
             reveal = revealed(match.round_number, shown, state.secret)
             changes.update(secret=None, reveal=reveal)
             events = (*events, reveal)
+    if seat is not None and isinstance(action, OWN_DECISIONS) and seat not in state.decided:
+        changes["decided"] = state.decided | {seat}  # D7
     new = replace(state, match=match, version=version, **changes)
     entry = _entry(new, seat, command, events, charge_ms, now_ms)
     return Transition(new, entry, header_changed=match.is_over)

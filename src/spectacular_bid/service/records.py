@@ -29,6 +29,7 @@ from spectacular_bid.service.ports import (
 )
 from spectacular_bid.service.record_document import (
     ENDED,
+    FIRST_DECISION_GRACE,
     IMPORTED,
     IMPORTED_ID,
     MatchDocument,
@@ -71,6 +72,10 @@ def build_document(
     by_number.update({r.number: r for r in rounds})
     settings = dict(header.settings) if isinstance(header.settings, Mapping) else header.settings
     imported = isinstance(settings, dict) and bool(settings.pop(IMPORTED, False))
+    if isinstance(settings, dict):
+        # A match stored before D7 (or imported from a document before format 4) ran without
+        # it: the current format says so with null.
+        settings.setdefault(FIRST_DECISION_GRACE, None)
     players = _seats(header, names)
     match: dict[str, Any] = {
         "id": header.id,

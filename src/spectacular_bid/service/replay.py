@@ -55,7 +55,12 @@ from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import rated_policy
-from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
+from spectacular_bid.service.record_document import (
+    FIRST_DECISION_GRACE,
+    IMPORTED,
+    MatchDocument,
+    version_of,
+)
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
@@ -64,11 +69,13 @@ from spectacular_bid.service.state import Entry, MatchState, Transition, new_mat
 
 
 def settings_of(header_settings: Mapping[str, Any]) -> ServiceSettings:
-    """The service settings a match ran under, from its header's ``settings``."""
+    """The service settings a match ran under, from its header's ``settings``. A header written
+    before D7 (record formats 1 to 3) has no ``first_decision_grace_ms``: the rule was off."""
     return ServiceSettings(
         clock=ClockSettings(header_settings["bank_ms"], header_settings["delay_ms"]),
         grace_ms=header_settings["grace_ms"],
         join_timeout_ms=header_settings["join_timeout_ms"],
+        first_decision_grace_ms=header_settings.get(FIRST_DECISION_GRACE),
     )
 
 
@@ -170,6 +177,8 @@ def _input(
     if isinstance(command, Abort):
         if command.reason is AbortReason.JOIN_TIMEOUT:
             return JoinDue()
+        if command.reason is AbortReason.NO_FIRST_DECISION:
+            return FlagDue()  # D7: the flag timer's work, at a deadline of its own
         return Restarted(received)
     if isinstance(command, TookSeat):
         seat_name = str(command.seat)

@@ -139,6 +139,7 @@ class SnapshotCache:
                 "ready": {"first": Seat.FIRST in state.ready, "second": Seat.SECOND in state.ready},
                 "start_deadline_ms": state.start_deadline_ms,
                 "join_deadline_ms": state.join_deadline_ms,
+                "first_decision_deadline_ms": state.first_decision_deadline_ms(),
                 "deck_commitment": _event_or_none(state.commitment),
                 "deck_reveal": _event_or_none(state.reveal),
             }
