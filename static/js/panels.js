@@ -303,7 +303,7 @@ export function renderResult(box, match) {
     return;
   }
   const result = match.result || { winner: null, reason: "join_timeout" };
-  const key = `${result.winner}|${result.reason}|${document.documentElement.lang}`;
+  const key = `${result.winner}|${result.reason}|${result.undecided}|${document.documentElement.lang}`;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   let headline;
@@ -311,9 +311,11 @@ export function renderResult(box, match) {
   else if (match.viewer && match.audience !== "device") headline = result.winner === match.viewer ? t("result.you_won") : t("result.you_lost");
   else headline = t("result.winner", { name: seatName(match, result.winner) });
   const loser = result.winner ? (result.winner === "first" ? "second" : "first") : null;
-  const detail = result.winner
+  let detail = result.winner
     ? t(`result.detail.${result.reason}`, { winner: seatName(match, result.winner), loser: seatName(match, loser) })
     : reasonText(result.reason);
+  // D7: whose first decision never came.
+  if (result.undecided) detail = t("result.detail.no_first_decision", { name: seatName(match, result.undecided) });
   fill(
     box,
     h("div", { class: "result-icon", "aria-hidden": "true" }, icon(resultIcon(match, result), "icon icon-result")),
@@ -396,17 +398,30 @@ export function renderJoin(box, { visible, full, hasName, onJoin }) {
   fill(box, h("h2", { class: "card-title" }, t("join.title")), h("p", { class: "card-text" }, t("join.text")), form);
 }
 
-/** Refresh the countdown lines (start grace, join timeout) from the server's clock. */
+/** Refresh the countdown lines (start grace, join timeout, a first decision) from the server's
+ * clock. */
 export function paintCountdowns(root, match, nowServerMs) {
   for (const el of root.querySelectorAll("[data-countdown]")) {
-    const deadline = el.dataset.countdown === "start" ? match.start_deadline_ms : match.join_deadline_ms;
+    const kind = el.dataset.countdown;
+    const deadline = { start: match.start_deadline_ms, join: match.join_deadline_ms, first: match.first_decision_deadline_ms }[kind];
     let text = "";
-    if (deadline) {
+    if (deadline && kind === "first") text = firstDecisionText(match, Math.max(0, deadline - nowServerMs));
+    else if (deadline) {
       const left = Math.max(0, deadline - nowServerMs);
-      text = el.dataset.countdown === "start"
+      text = kind === "start"
         ? t(match.round_number === 0 ? "start.auto_first" : "start.auto", { time: mmss(left) })
         : t("invite.expires", { time: mmss(left) });
     }
     if (el.textContent !== text) el.textContent = text;
+    if (kind === "first") el.hidden = !text;
   }
+}
+
+/** D7: until a player has made a decision of their own, running out of time aborts the match
+ * instead of losing it; the player to decide and everyone else are told how long is left. */
+function firstDecisionText(match, leftMs) {
+  if (match.status !== "active" || !match.to_act) return "";
+  const s = Math.ceil(leftMs / 1000);
+  const mine = match.audience === "device" ? !match.handover : match.viewer === match.to_act;
+  return mine ? t("first_decision.you", { s }) : t("first_decision.other", { name: seatName(match, match.to_act), s });
 }
