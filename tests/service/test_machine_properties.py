@@ -299,9 +299,11 @@ class MachineRun(RuleBasedStateMachine):
                 assert outcome.reply is not None
                 assert outcome.reply.code is ErrorCode.TIME_EXPIRED
         elif isinstance(command, Join) and isinstance(entry.command, Abort):
-            # D3: a join at the timeout or later ends the match instead, and is told so.
+            # D3: a join at the armed timeout or later ends the match instead, and is told so.
             assert state.join_deadline_ms is not None
-            assert now_ms >= state.join_deadline_ms
+            assert command.timeout_ms is not None
+            assert now_ms >= max(state.join_deadline_ms, command.timeout_ms)
+            TALLY["joins too late"] += 1
             assert outcome.reply is not None
             assert outcome.reply.code is ErrorCode.MATCH_OVER
         else:
@@ -435,7 +437,23 @@ class MachineRun(RuleBasedStateMachine):
             if rng.random() < 0.1 and state.join_deadline_ms is not None:
                 self.now_ms = max(self.now_ms, state.join_deadline_ms)
                 return self.accepted(JoinDue())
-            return self.accepted(Join(BO))
+            # The join timeout as the service armed it (D3): held (None) while the creator is
+            # there, else at or past the machine's lower bound.
+            deadline_ms = state.join_deadline_ms
+            armed = (
+                None
+                if deadline_ms is None
+                else rng.choice([None, deadline_ms, deadline_ms + 5_000])
+            )
+            if armed is not None and rng.random() < 0.2:
+                self.now_ms = max(self.now_ms, armed)  # the friend comes just too late
+            joined = self.feed(Join(BO, armed))
+            if armed is None or self.now_ms < armed:
+                assert isinstance(joined, Transition), joined
+                assert joined.entry is not None
+                assert self.state.status is MatchStatus.ACTIVE
+                TALLY["joins in time"] += 1
+            return joined
         if rng.random() < 0.003:
             seat = rng.choice(SEATS)
             named = seat if self.mode is MatchMode.SHARED else None
@@ -736,7 +754,8 @@ def run(machine: type[MachineRun], max_examples: int) -> Counter[str]:
 
 def test_properties_of_an_online_match() -> None:
     reached = run(MachineRun, 60)
-    missing = [name for name in (*REACHED, "match ends by join_timeout") if not reached[name]]
+    online = ("match ends by join_timeout", "joins in time", "joins too late")
+    missing = [name for name in (*REACHED, *online) if not reached[name]]
     assert not missing, f"never reached {missing}: {dict(reached)}"
 
 

@@ -23,6 +23,7 @@ async def test_an_empty_lobby(client: httpx.AsyncClient) -> None:
         "live": [],
         "finished": [],
         "rematch_offers": [],
+        "invitations": [],
     }
 
 

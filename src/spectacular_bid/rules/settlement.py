@@ -42,6 +42,7 @@ _ABORT_ENDS: Final = {
     AbortReason.JOIN_TIMEOUT: MatchEnd.JOIN_TIMEOUT,
     AbortReason.TIMING_FAILURE: MatchEnd.TIMING_FAILURE,
     AbortReason.NO_FIRST_DECISION: MatchEnd.NO_FIRST_DECISION,
+    AbortReason.ABANDONED: MatchEnd.ABANDONED,
 }
 
 
@@ -144,8 +145,9 @@ def apply_flag(match: Match, action: Flag) -> list[Event]:
 
 def apply_abort(match: Match, action: Abort) -> list[Event]:
     """End with no result: the players did not both join (D3), the service's time
-    measurement failed (R7.9, D5), or the seat to act ran out of time before its first decision
-    (D7: like a flag, only the seat to act, and it is named)."""
+    measurement failed (R7.9, D5), the seat to act ran out of time before its first decision
+    (D7: like a flag, only the seat to act, and it is named), or nobody was left at a shared
+    device (D8)."""
     if match.phase is Phase.OVER:
         raise WrongPhaseError("the match is over")
     reason = _ABORT_ENDS.get(action.reason)

@@ -13,7 +13,7 @@ a fresh delay, R7.2; a command is charged at the server's receive time, R7.7; at
 already late, D6; a seat's first decision is aborted, not lost, D7), D2's forced moves (the
 engine applies them; they take no time), D3's
 Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, resignation
-(R5.2) and the D5 abort.
+(R5.2), the D5 abort and D8's abort of an abandoned shared device.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhas
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -65,7 +66,7 @@ from spectacular_bid.service.events import (
     SeatTaken,
 )
 from spectacular_bid.service.fairness import committed, revealed
-from spectacular_bid.service.ports import MatchMode, MatchStatus, Player
+from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Outcome, Transition
 from spectacular_bid.service.suspension import refused_while_suspended, resume, suspend
@@ -88,7 +89,7 @@ def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
     if isinstance(command, Submit):
         return _submit(state, command, now_ms)
     if isinstance(command, Join):
-        return _join(state, command.player, now_ms)
+        return _join(state, command, now_ms)
     if not state.is_live:
         return _over()
     if isinstance(command, FlagDue):
@@ -101,6 +102,10 @@ def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
         if now_ms < state.join_deadline_ms:
             return Rejection(ErrorCode.WRONG_PHASE, "the join timeout has not run out")
         return _apply(state, Abort(AbortReason.JOIN_TIMEOUT), None, now_ms, now_ms)
+    if isinstance(command, AbandonDue):
+        if state.mode is not MatchMode.SHARED:
+            return Rejection(ErrorCode.WRONG_PHASE, "only a shared-device match is abandoned")
+        return _apply(state, Abort(AbortReason.ABANDONED), None, now_ms, now_ms)  # D8
     if isinstance(command, LoopStalled):
         if state.clock.running is None:
             return Rejection(ErrorCode.WRONG_PHASE, "no clock ran during the stall")
@@ -168,13 +173,16 @@ def _acting_seat(state: MatchState, seats: list[Seat], submit: Submit) -> Seat |
     return Rejection(ErrorCode.WRONG_PHASE, "no seat is to act now")
 
 
-def _join(state: MatchState, player: Player, now_ms: int) -> Transition | Rejection:
+def _join(state: MatchState, join: Join, now_ms: int) -> Transition | Rejection:
+    player = join.player
     if state.seats_of(player.id):
         return Transition(state)
     if state.status is not MatchStatus.WAITING or state.seats[1] is not None:
         return Rejection(ErrorCode.SEAT_TAKEN, "this match has no free seat")
     deadline = state.join_deadline_ms
-    if deadline is not None and now_ms >= deadline:
+    if deadline is not None and join.timeout_ms is not None:
+        deadline = max(deadline, join.timeout_ms)
+    if deadline is not None and join.timeout_ms is not None and now_ms >= deadline:
         # D3, as D6 for moves: a join at the timeout or later is too late; the match ends.
         aborted = _apply(state, Abort(AbortReason.JOIN_TIMEOUT), None, now_ms, now_ms)
         late = Rejection(ErrorCode.MATCH_OVER, "too late: the match was not joined in time (D3)")

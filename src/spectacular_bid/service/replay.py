@@ -26,6 +26,7 @@ from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.service.codec import clock_json, command_json, event_json, parse_command
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -113,7 +114,10 @@ class Replay:
         accounts: Mapping[str, bool] | None = None,
     ) -> Replay:
         """A replay from the match's creation, whose time is not recorded: the first version's
-        time, or the join timeout before it when that version ended the match for it (D3)."""
+        time, or the join timeout before it when that version ended the match for it (D3: the
+        join timeout is the least a waiting match is kept; it may be kept longer while its
+        creator is there, which the record does not say, so the abort is taken to be at the
+        earliest time it could be)."""
         service_settings = settings_of(settings)
         accounts = accounts or {}
         creator = Player(
@@ -121,7 +125,9 @@ class Replay:
         )
         created_ms = first["mono_ms"] if first is not None else 0
         command = first.get("command") if first is not None else None
-        if isinstance(command, dict) and command.get("type") == "abort":
+        aborted = isinstance(command, dict) and command.get("type") == "abort"
+        reason = command.get("reason") if isinstance(command, dict) else None
+        if aborted and reason != AbortReason.ABANDONED.value:
             created_ms -= service_settings.join_timeout_ms
         return cls(new_match(mode, creator, service_settings, created_ms), names, accounts)
 
@@ -179,6 +185,8 @@ def _input(
             return JoinDue()
         if command.reason is AbortReason.NO_FIRST_DECISION:
             return FlagDue()  # D7: the flag timer's work, at a deadline of its own
+        if command.reason is AbortReason.ABANDONED:
+            return AbandonDue()
         return Restarted(received)
     if isinstance(command, TookSeat):
         seat_name = str(command.seat)

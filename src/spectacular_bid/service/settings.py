@@ -1,4 +1,4 @@
-"""The service's tunables, with the rules' values as defaults (R7.1, R7.2, D3, D5, D7)."""
+"""The service's tunables, with the rules' values as defaults (R7.1, R7.2, D3, D5, D7, D8)."""
 
 from __future__ import annotations
 
@@ -72,8 +72,15 @@ class ServiceSettings:
     clock: ClockSettings = field(default_factory=ClockSettings)
     grace_ms: int = 20_000
     """D3: a round starts this long after the settlement even if a player never presses."""
-    join_timeout_ms: int = 60_000
-    """D3: a match whose seats are not both taken by then is aborted with no result."""
+    join_timeout_ms: int = 600_000
+    """D3: a match still waiting for its second player is aborted with no result this long
+    after both its creation and its creator's last socket on it closing, never while the
+    creator has it open. The match machine holds the first as a lower bound
+    (``MatchState.join_deadline_ms``); the actor arms the timer from who is there
+    (``service.presence``)."""
+    shared_abandon_ms: int = 300_000
+    """D8: a live shared-device match that nobody has open (no socket of its player) this long
+    is aborted with no result."""
     first_decision_grace_ms: int | None = FIRST_DECISION_GRACE_MS
     """D7: a seat that has made no decision of its own is aborted, not flagged, this long after
     its running decision's delay (or at R7.7's deadline if sooner). None: the rule is off, as it
@@ -104,6 +111,7 @@ class ServiceSettings:
         for name in (
             "grace_ms",
             "join_timeout_ms",
+            "shared_abandon_ms",
             "lag_threshold_ms",
             "lag_tick_ms",
             "orphan_scan_ms",

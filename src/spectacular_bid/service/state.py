@@ -166,11 +166,15 @@ Outcome = Transition | Rejection | NeedsDeck
 
 @dataclass(frozen=True, slots=True)
 class Timers:
-    """When the service must feed the machine a timer input (R7.7, D3, D7)."""
+    """When the service must feed the machine a timer input (R7.7, D3, D7, D8). ``join_ms`` is
+    the join timeout's lower bound; the actor holds it while the creator is there (D3)."""
 
     flag_ms: int | None
     grace_ms: int | None
     join_ms: int | None
+    abandon_ms: int | None = None
+    """D8: never from the machine, which does not know who is there; the actor adds it from the
+    match's attendance (``service.presence``)."""
 
 
 def timers(state: MatchState) -> Timers:
