@@ -1,5 +1,6 @@
 // The match page's cards: the auction, the round settlement with Start/Continue, the result,
-// the invitation and the join offer. Each is drawn from the last snapshot only.
+// the invitation, the join offer and the way forward from an expired invitation. Each is drawn
+// from the last snapshot only.
 
 import { h, fill, mmss, tileLabel } from "./dom.js";
 import { t } from "./i18n.js";
@@ -296,7 +297,8 @@ function resultIcon(match, result) {
 }
 
 export function renderResult(box, match) {
-  const ended = match.status === "finished" || match.status === "aborted";
+  // A visitor who came to an expired invitation is offered a way forward instead (renderLate).
+  const ended = (match.status === "finished" || match.status === "aborted") && !isLate(match);
   box.hidden = !ended;
   if (!ended) {
     fill(box);
@@ -358,12 +360,55 @@ export function renderInvite(box, match) {
     copy.textContent = ok ? t("invite.copied") : t("invite.copy_failed");
     setTimeout(() => { copy.textContent = t("invite.copy"); }, 2000);
   });
+  // D3: it waits while this page is open, and for the join timeout once it is closed.
+  const minutes = Math.max(1, Math.round((match.join_timeout_ms || 0) / 60000));
   fill(
     box,
     h("h2", { class: "card-title" }, match.mode === "open" ? t("invite.open_title") : t("invite.title")),
     h("p", { class: "card-text" }, match.mode === "open" ? t("invite.open_text") : t("invite.text")),
     h("div", { class: "invite-row" }, input, copy),
-    h("p", { class: "countdown muted", "data-countdown": "join" }),
+    h("p", { class: "muted invite-waits" }, t("invite.waits", { n: minutes })),
+  );
+}
+
+/** A visitor at an invitation (or open challenge) that expired before a second player came. */
+export function isLate(match) {
+  return match.status === "aborted" && (match.mode === "invite" || match.mode === "open")
+    && !!match.players && !!match.players.first && !match.players.second && match.audience === "spectator";
+}
+
+/** D3: a friend who came too late sees who invited them and, in one click, invites them back
+ * (a new invitation on the same time control, whose link they send) or posts an open
+ * challenge — not the replay of an empty match. */
+export function renderLate(box, match, { hasName, onAgain }) {
+  const show = isLate(match);
+  box.hidden = !show;
+  if (!show) {
+    delete box.dataset.key;
+    fill(box);
+    return;
+  }
+  const name = match.players.first.name;
+  const key = `${name}|${hasName}|${document.documentElement.lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  let input = null;
+  if (!hasName) {
+    input = h("input", { id: "late-name", class: "text-input", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("lobby.name_placeholder"), "aria-label": t("lobby.name_label") });
+    try { input.value = localStorage.getItem("specbid.name") || ""; } catch { /* ignore */ }
+  }
+  const choice = (mode, titleKey, hintKey) =>
+    h("button", { type: "button", class: `btn ${mode === "invite" ? "btn-primary" : "btn-secondary"}`, "data-action": `again-${mode}`, onclick: () => onAgain(mode, input ? input.value : null) },
+      h("strong", {}, t(titleKey, { name })),
+      h("small", {}, t(hintKey, { name })));
+  fill(
+    box,
+    h("h2", { class: "card-title" }, t("late.title", { name })),
+    h("p", { class: "card-text" }, t("late.text", { name })),
+    input,
+    h("div", { class: "late-actions" },
+      choice("invite", "late.invite_back", "late.invite_back_hint"),
+      choice("open", "late.challenge", "late.challenge_hint")),
   );
 }
 

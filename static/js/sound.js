@@ -1,7 +1,8 @@
-// Optional cues (issue 12 items 4 and 5): short tones for a placement, a score, one's turn and
-// low time, off until the player turns them on; and, when the tab is hidden and the player
-// allowed it, a browser notification that it is their turn. Both choices are kept in this
-// browser. Tones are made with Web Audio, so no sound file is fetched.
+// Optional cues (issue 12 items 4 and 5): short tones for a placement, a score, one's turn, low
+// time and the opponent's arrival at one's invitation (D3), off until the player turns them on;
+// and, when the tab is hidden and the player allowed it, a browser notification of one's turn or
+// of that arrival. Both choices are kept in this browser. Tones are made with Web Audio, so no
+// sound file is fetched.
 
 const SOUND_KEY = "specbid.sound";
 const NOTIFY_KEY = "specbid.notify";
@@ -11,6 +12,7 @@ const TONES = {
   score: [[660, 0.08], [880, 0.12]],
   turn: [[440, 0.09], [660, 0.09]],
   low: [[880, 0.1], [0, 0.06], [880, 0.1]],
+  join: [[523, 0.09], [659, 0.09], [784, 0.16]],
 };
 
 function stored(key) {
@@ -89,11 +91,12 @@ export class Cues {
     }
   }
 
-  /** A notification, only while the tab is hidden and the player allowed it. */
-  notify(title, body) {
+  /** A notification, only while the tab is hidden and the player allowed it; one per tag
+   * stands at a time (the turn, or the opponent's arrival). */
+  notify(title, body, tag = "specbid-turn") {
     if (!this.notifyOn || !document.hidden || typeof Notification === "undefined") return;
     try {
-      const note = new Notification(title, { body, tag: "specbid-turn" });
+      const note = new Notification(title, { body, tag });
       note.onclick = () => {
         window.focus();
         note.close();

@@ -28,6 +28,7 @@ from spectacular_bid.service.events import (
     Revealed,
     SeatTaken,
 )
+from spectacular_bid.service.ports import MatchStatus
 from spectacular_bid.service.rematches import RematchState
 from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.web.json_text import compact
@@ -140,6 +141,7 @@ class SnapshotCache:
                 "start_deadline_ms": state.start_deadline_ms,
                 "join_deadline_ms": state.join_deadline_ms,
                 "first_decision_deadline_ms": state.first_decision_deadline_ms(),
+                "join_timeout_ms": waiting_for(state),
                 "deck_commitment": _event_or_none(state.commitment),
                 "deck_reveal": _event_or_none(state.reveal),
             }
@@ -167,6 +169,12 @@ class SnapshotCache:
         }
         fresh_text = compact(fresh)
         return f"{fresh_text[:-1]},{self.shared_text(state)}}}"
+
+
+def waiting_for(state: MatchState) -> int | None:
+    """D3: while a match waits for its second player, how long it stays open once its creator
+    has left (its page tells the creator)."""
+    return state.settings.join_timeout_ms if state.status is MatchStatus.WAITING else None
 
 
 def _event_or_none(event: MatchEvent | None) -> object:

@@ -160,6 +160,13 @@ class MatchSnapshot(WireModel):
     ready: BoolPair = Field(description="Who has pressed Start/Continue (D3).")
     start_deadline_ms: int | None = Field(description="When the round deals anyway (D3 grace).")
     join_deadline_ms: int | None = Field(description="When a match still waiting aborts (D3).")
+    join_timeout_ms: int | None = Field(
+        description=(
+            "D3: while the match waits for its second player, how long it stays open after "
+            "its creator's last socket on it closed (it waits while they have it open); null "
+            "otherwise."
+        )
+    )
     first_decision_deadline_ms: int | None = Field(
         description=(
             "D7: while the seat to act has made no decision of its own, when the match ends "
