@@ -61,7 +61,8 @@ def commands(doc: Document, kind: str) -> list[dict[str, Any]]:
 
 def ended_event(doc: Document) -> dict[str, Any]:
     [ended] = [e for e in doc["versions"][-1]["events"] if e["type"] == "match_ended"]
-    return ended
+    event: dict[str, Any] = ended
+    return event
 
 
 def both_accounts(doc: Document) -> bool:
@@ -70,7 +71,7 @@ def both_accounts(doc: Document) -> bool:
 
 def decision_began(doc: Document, seat: str) -> int:
     """When ``seat``'s last decision began: the last version that started its clock afresh."""
-    began = [
+    began: list[int] = [
         v["mono_ms"]
         for v in doc["versions"]
         if v["clock"]["running"] == seat and v["clock"]["delay_left_ms"] == 10_000
