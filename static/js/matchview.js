@@ -644,8 +644,8 @@ class MatchView {
     this.tick();
   }
 
-  /** A player in another tab sees it is their turn in the tab's title (issue 12 item 5), and the
-   * creator of an invitation that the friend has come to, until the first round starts (D3). */
+  /** A player in another tab sees it is their turn in the tab's title, and the creator of an
+   * invitation that the friend has come to, until the first round starts (D3). */
   renderTitle(match) {
     const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
     const arrival = this.arrived && match.phase === "awaiting_deal" && match.round_number === 0
