@@ -1,7 +1,7 @@
 """D7 in a real browser: while a player's first decision runs, that player is told how long is
 left before the match is aborted, and the opponent that the player has that long; when it
 runs out, both result cards say whose first decision never came and that nothing is rated. The
-grace is shortened to 3 s and the match's delay to 1 s, so the first decision runs 4 s."""
+grace is shortened to 6 s and the match's delay to 1 s, so the first decision runs 7 s."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserServer]:
-    flags = ("--first-decision-grace-ms", "3000", "--grace-ms", "60000")
+    flags = ("--first-decision-grace-ms", "6000", "--grace-ms", "60000")
     yield from serve(tmp_path_factory.mktemp("first-decision-server"), *flags)
 
 
