@@ -21,6 +21,7 @@ from typing import Final
 
 import pytest
 
+from durable.conftest import BACKENDS, create_target, drop_target, new_target
 from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
 
@@ -37,14 +38,26 @@ LATE_LIMIT_MS: Final = 1_000
 ENDED: Final = ("finished", "aborted")
 
 
-@pytest.fixture(scope="module")
-def d7_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    yield from serve(
-        tmp_path_factory.mktemp("d7-server"),
+@pytest.fixture(scope="module", params=BACKENDS)
+def d7_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    """On SQLite and, with ``TEST_DATABASE_URL``, on a PostgreSQL database of its own."""
+    folder = tmp_path_factory.mktemp(f"d7-{request.param}")
+    flags = [
         *("--rate-limit-per-s", "10000", "--rate-burst", "10000"),
         *("--grace-ms", "300", "--idle-ttl-ms", "300"),
-        env={"SPECBID_FIRST_DECISION_GRACE_MS": str(GRACE_MS)},
-    )
+    ]
+    env = {"SPECBID_FIRST_DECISION_GRACE_MS": str(GRACE_MS)}
+    if request.param == "sqlite":
+        yield from serve(folder, *flags, env=env)
+        return
+    target = new_target(request.param, folder)
+    asyncio.run(create_target(target))
+    try:
+        yield from serve(folder, *flags, "--database-url", target.url, env=env)
+    finally:
+        asyncio.run(drop_target(target))
 
 
 async def alone_at_the_table(peer: Peer, rng: random.Random, timeout_s: float) -> Msg:
