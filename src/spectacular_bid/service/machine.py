@@ -11,9 +11,10 @@ replay frames, ended matches read back from the store and start-up recovery run 
 It owns the service's policy around the rules engine: the R7 clock (a genuinely new decision gets
 a fresh delay, R7.2; a command is charged at the server's receive time, R7.7; at the deadline is
 already late, D6; a seat's first decision is aborted, not lost, D7), D2's forced moves (the
-engine applies them; they take no time), D3's
-Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, resignation
-(R5.2), the D5 abort and D8's abort of an abandoned shared device.
+engine applies them; they take no time), D3's Start/Continue presses, grace and join timeout
+(its lower bound: when it runs is the service's, which knows who is there), R7.5's
+shared-device hand-over, resignation (R5.2), the D5 abort and D8's abort of an abandoned shared
+device.
 """
 
 from __future__ import annotations
@@ -179,10 +180,8 @@ def _join(state: MatchState, join: Join, now_ms: int) -> Transition | Rejection:
         return Transition(state)
     if state.status is not MatchStatus.WAITING or state.seats[1] is not None:
         return Rejection(ErrorCode.SEAT_TAKEN, "this match has no free seat")
-    deadline = state.join_deadline_ms
-    if deadline is not None and join.timeout_ms is not None:
-        deadline = max(deadline, join.timeout_ms)
-    if deadline is not None and join.timeout_ms is not None and now_ms >= deadline:
+    timeout_ms = join.timeout_ms  # as the service armed it; never before the machine's bound
+    if timeout_ms is not None and now_ms >= max(timeout_ms, state.join_deadline_ms or 0):
         # D3, as D6 for moves: a join at the timeout or later is too late; the match ends.
         aborted = _apply(state, Abort(AbortReason.JOIN_TIMEOUT), None, now_ms, now_ms)
         late = Rejection(ErrorCode.MATCH_OVER, "too late: the match was not joined in time (D3)")
