@@ -143,6 +143,8 @@ export const changePassword = (current, password) =>
  * fields: what the mode needs besides ({level} for "bot"). */
 export const createMatch = (mode, control = {}, fields = {}) => call("POST", "/api/matches", { mode, ...fields, ...control });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
+/** After an invitation expired (D3): a new one back to its creator, or an open challenge. */
+export const answerExpired = (id, mode) => call("POST", `/api/matches/${encodeURIComponent(id)}/again`, { mode });
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
 export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);
 export const readBoard = (moves) => call("GET", `/api/board?moves=${encodeURIComponent(moves)}`);

@@ -1,8 +1,8 @@
 // The lobby (/): a display name or an account, the time control, the three ways to start a
-// match with a person and the one against the computer, and the lists of rematches offered to
-// this player, open challenges, live matches to watch and finished matches to replay, polled
-// while it is open. A creation the server refuses as busy is retried after its Retry-After,
-// saying so in the page (busyretry.js).
+// match with a person and the one against the computer, and the lists of invitations made back
+// and rematches offered to this player, open challenges, live matches to watch and finished
+// matches to replay, polled while it is open. A creation the server refuses as busy is retried
+// after its Retry-After, saying so in the page (busyretry.js).
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -172,6 +172,7 @@ class Lobby {
           this.computer.el)),
       h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
       h("div", { class: "lists" },
+        list("invitations-back", "late.lobby_list", "late.lobby_list"),
         list("rematch-offers", "rematch.list", "rematch.list"),
         list("open-challenges", "lobby.open_list", "lobby.open_empty"),
         list("live-matches", "lobby.live_list", "lobby.live_empty"),
@@ -388,6 +389,7 @@ class Lobby {
         h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-rematch", onclick: () => this.answerRematch(o.match_id, offerRematch) }, t("rematch.accept")),
         h("button", { type: "button", class: "btn btn-secondary btn-small", "data-action": "decline-rematch", onclick: () => this.answerRematch(o.match_id, declineRematch) }, t("rematch.decline"))),
     ]);
+    this.renderInvitations(data.invitations || []);
     this.fillList("open-challenges", data.open_challenges || [], (m) => {
       const mine = myName && m.first === myName;
       return [
@@ -410,6 +412,19 @@ class Lobby {
         h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
     ]);
     this.finished.update(data.finished || [], data.finished_next || null);
+  }
+
+  /** D3: invitations made back to this player by a friend who came after theirs expired. */
+  renderInvitations(invitations) {
+    const items = invitations.map((i) => ({ ...i, id: i.match_id }));
+    this.root.querySelector("#invitations-back").closest("section").hidden = !items.length;
+    this.fillList("invitations-back", items, (i) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, withName("late.invited_you", [h("a", { class: "player-link", href: i.by_profile }, i.by), " ", ratingTag(i, "by_rating")])),
+        h("span", { class: "item-meta" }, meta([controlTag(i)]))),
+      h("div", { class: "item-actions" },
+        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-invitation", onclick: () => this.accept(i.match_id) }, t("late.play"))),
+    ]);
   }
 
   fillList(id, items, row) {

@@ -5,7 +5,7 @@
 
 import { h, fill, other, setAttr, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, joinMatch, readChat, readMatch, readRematch, whoAmI } from "./api.js";
+import { ApiError, answerExpired, createGuest, joinMatch, readChat, readMatch, readRematch, whoAmI } from "./api.js";
 import { ChatPanel } from "./chat.js";
 import { RematchBox } from "./rematch.js";
 import { Confirmation } from "./confirm.js";
@@ -16,7 +16,7 @@ import { buildMatchDom } from "./matchdom.js";
 import { renderBoard, boundsFor } from "./board.js";
 import { renderSeat } from "./seats.js";
 import { renderHand, handKeys } from "./hand.js";
-import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, paintCountdowns } from "./panels.js";
+import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, renderLate, paintCountdowns } from "./panels.js";
 import { paintClock, serverNow } from "./clock.js";
 import { animateTransfer } from "./chips.js";
 import { animateMoves } from "./motion.js";
@@ -59,6 +59,7 @@ class MatchView {
     this.boundsKey = "";
     this.cues = new Cues();
     this.lowCued = null; // the decision whose low-time cue has sounded
+    this.arrived = null; // the name of the friend who came to this invitation (D3)
     try {
       this.autoDraw = localStorage.getItem(AUTO_DRAW_KEY) === "1";
     } catch {
@@ -369,21 +370,42 @@ class MatchView {
     this.socket.send({ ...command, version: this.store.version });
   }
 
+  /** The name typed into a card for a visitor with no guest yet: it becomes one. */
+  async ensureGuest(name) {
+    if (this.me) return true;
+    const clean = (name || "").trim();
+    if (!clean) {
+      toast(t("lobby.name_needed"), "error");
+      return false;
+    }
+    this.me = await createGuest(clean);
+    try {
+      localStorage.setItem("specbid.name", this.me.name);
+    } catch {
+      /* ignore */
+    }
+    return true;
+  }
+
+  /** D3: after an expired invitation, invite its creator back or post an open challenge, with
+   * its time control; the new match's page shows the link to send. */
+  async again(mode, name) {
+    if (this.pending) return;
+    this.pending = true;
+    try {
+      if (!(await this.ensureGuest(name))) return;
+      const created = await answerExpired(this.id, mode);
+      navigate(`/m/${created.id}`);
+    } catch (err) {
+      toast(err instanceof ApiError ? errorText(err) : String(err), "error");
+    } finally {
+      this.pending = false;
+    }
+  }
+
   async join(name) {
     try {
-      if (!this.me) {
-        const clean = (name || "").trim();
-        if (!clean) {
-          toast(t("lobby.name_needed"), "error");
-          return;
-        }
-        this.me = await createGuest(clean);
-        try {
-          localStorage.setItem("specbid.name", this.me.name);
-        } catch {
-          /* ignore */
-        }
-      }
+      if (!(await this.ensureGuest(name))) return;
       await joinMatch(this.id);
       this.joinOffered = false;
       this.connect(); // the new socket speaks for the new seat
@@ -430,6 +452,15 @@ class MatchView {
       const mine = seated && event.seat === match.viewer;
       if (event.type === "played" && !mine) this.cues.play("place");
       if (event.type === "transferred") this.cues.play("score");
+    }
+    // D3: the friend came to this invitation; its creator may be in another tab.
+    const arrived = match.audience === "first" && match.mode !== "bot"
+      ? events.find((event) => event.type === "seat_taken" && event.seat === "second") : null;
+    if (arrived) {
+      this.arrived = arrived.name;
+      this.cues.play("join");
+      this.cues.notify(t("arrival.title", { name: arrived.name }), t("arrival.body"), "specbid-join");
+      this.renderTitle(match);
     }
     const turnNow = !!match.legal && (!previous || !previous.legal || previous.decision !== match.decision);
     if (turnNow && match.status === "active" && match.audience !== "device") {
@@ -544,8 +575,7 @@ class MatchView {
     const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
     dom.querySelector(".match-title").textContent = this.titleText(match);
     dom.querySelector(".match-sub").textContent = `${names} · ${t(`mode.${match.mode}`)}`;
-    // A player in another tab sees it is their turn in the tab's title (issue 12 item 5).
-    document.title = `${match.legal ? `● ${t("match.your_turn_title")} · ` : ""}${names} — ${t("app.name")}`;
+    this.renderTitle(match);
     this.renderConnection();
 
     renderRatedMark(dom.querySelector(".match-meta"), match);
@@ -567,6 +597,7 @@ class MatchView {
       onJoin: (name) => this.join(name),
     });
     renderInvite(dom.querySelector("#invite-panel"), match);
+    renderLate(dom.querySelector("#late-panel"), match, { hasName: !!this.me, onAgain: (mode, name) => this.again(mode, name) });
 
     const isPlayer = match.audience === "first" || match.audience === "second";
     renderSeat(dom.querySelector(".seat-top"), match, top, { backs: true, countId: "opponent-count", isYou: false });
@@ -606,6 +637,16 @@ class MatchView {
     this.renderHandover(match);
     this.renderLog();
     this.tick();
+  }
+
+  /** A player in another tab sees it is their turn in the tab's title, and the creator of an
+   * invitation that the friend has come to, until the first round starts (D3). */
+  renderTitle(match) {
+    const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
+    const arrival = this.arrived && match.phase === "awaiting_deal" && match.round_number === 0
+      && match.status === "active" && !(match.ready && match.ready[match.viewer]);
+    const flag = match.legal ? t("match.your_turn_title") : arrival ? t("arrival.title", { name: this.arrived }) : "";
+    document.title = `${flag ? `● ${flag} · ` : ""}${names} — ${t("app.name")}`;
   }
 
   titleText(match) {

@@ -79,6 +79,7 @@ export function eventText(event, match) {
       if (event.reason === "block") return t("event.round_block", { n: event.number });
       return t("event.round_over", { n: event.number });
     case "match_ended":
+      if (event.undecided) return t("event.match_aborted_undecided", { name: name(event.undecided) });
       if (!event.winner) return t("event.match_aborted", { reason: reasonText(event.reason) });
       return t("event.match_won", { name: name(event.winner), reason: reasonText(event.reason) });
     case "revealed":

@@ -1,8 +1,9 @@
-// Cues (issue 12 items 4 and 5): short tones for a placement, a score, one's turn and low time,
-// on unless the player turned them off; and, when the tab is hidden and the player allowed it, a
-// browser notification that it is their turn. Both choices are kept in this browser. Tones are
-// made with Web Audio, so no sound file is fetched. A browser lets a page sound only once the
-// person has interacted with it (a click, a tap, a key), so until then nothing is played.
+// Cues: short tones for a placement, a score, one's turn, low time and the opponent's arrival at
+// one's invitation (D3), on unless the player turned them off; and, when the tab is hidden and the
+// player allowed it, a browser notification of one's turn or of that arrival. Both choices are
+// kept in this browser. Tones are made with Web Audio, so no sound file is fetched. A browser lets
+// a page sound only once the person has interacted with it (a click, a tap, a key), so until then
+// nothing is played.
 
 const SOUND_KEY = "specbid.sound";
 const NOTIFY_KEY = "specbid.notify";
@@ -12,6 +13,7 @@ const TONES = {
   score: [[660, 0.08], [880, 0.12]],
   turn: [[440, 0.09], [660, 0.09]],
   low: [[880, 0.1], [0, 0.06], [880, 0.1]],
+  join: [[523, 0.09], [659, 0.09], [784, 0.16]],
 };
 
 /** "1", "0", or null for a choice never made. */
@@ -102,11 +104,12 @@ export class Cues {
     }
   }
 
-  /** A notification, only while the tab is hidden and the player allowed it. */
-  notify(title, body) {
+  /** A notification, only while the tab is hidden and the player allowed it; one per tag
+   * stands at a time (the turn, or the opponent's arrival). */
+  notify(title, body, tag = "specbid-turn") {
     if (!this.notifyOn || !document.hidden || typeof Notification === "undefined") return;
     try {
-      const note = new Notification(title, { body, tag: "specbid-turn" });
+      const note = new Notification(title, { body, tag });
       note.onclick = () => {
         window.focus();
         note.close();

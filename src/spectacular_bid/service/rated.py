@@ -8,7 +8,8 @@ A match is rated only when all of these hold:
 - it ran on the default time control of the rules (R7.1: a 120 s bank; R7.2: a 10 s delay), so
   every rated result was reached under the same clock;
 - it ended by score (R1.5, R6.5), on time (R7.7) or by resignation (R5.2) — never aborted, for
-  a join timeout (D3) or a timing failure (R5.3, R7.9, D5);
+  a join timeout (D3), a timing failure (R5.3, R7.9, D5), a first decision that never came (D7:
+  nobody loses rating by a match they never played) or an abandoned shared device (D8);
 - it was played here: an imported record is never rated;
 - both seats were held by accounts when they took them (issue 11 item 2): a guest's result moves
   no rating, and a guest who makes an account later does not make its earlier matches rated.

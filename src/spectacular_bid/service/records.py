@@ -29,6 +29,7 @@ from spectacular_bid.service.ports import (
 )
 from spectacular_bid.service.record_document import (
     ENDED,
+    FIRST_DECISION_GRACE,
     IMPORTED,
     IMPORTED_ID,
     MatchDocument,
@@ -75,6 +76,9 @@ def build_document(
     typed = names_in(settings)  # a shared device's two players name its seats in the record
     if isinstance(settings, dict):
         settings.pop(SEAT_NAMES, None)
+        # A match stored before D7 (or imported from a document before format 4) ran without
+        # it: the current format says so with null.
+        settings.setdefault(FIRST_DECISION_GRACE, None)
     players = _seats(header, names, typed)
     match: dict[str, Any] = {
         "id": header.id,

@@ -26,6 +26,7 @@ from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.service.codec import clock_json, command_json, event_json, parse_command
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -55,7 +56,12 @@ from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import rated_policy
-from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
+from spectacular_bid.service.record_document import (
+    FIRST_DECISION_GRACE,
+    IMPORTED,
+    MatchDocument,
+    version_of,
+)
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.seat_names import names_in
 from spectacular_bid.service.settings import ServiceSettings
@@ -66,11 +72,13 @@ from spectacular_bid.service.state import Entry, MatchState, Transition, new_mat
 
 
 def settings_of(header_settings: Mapping[str, Any]) -> ServiceSettings:
-    """The service settings a match ran under, from its header's ``settings``."""
+    """The service settings a match ran under, from its header's ``settings``. A header written
+    before D7 (record formats 1 to 3) has no ``first_decision_grace_ms``: the rule was off."""
     return ServiceSettings(
         clock=ClockSettings(header_settings["bank_ms"], header_settings["delay_ms"]),
         grace_ms=header_settings["grace_ms"],
         join_timeout_ms=header_settings["join_timeout_ms"],
+        first_decision_grace_ms=header_settings.get(FIRST_DECISION_GRACE),
     )
 
 
@@ -108,7 +116,10 @@ class Replay:
         accounts: Mapping[str, bool] | None = None,
     ) -> Replay:
         """A replay from the match's creation, whose time is not recorded: the first version's
-        time, or the join timeout before it when that version ended the match for it (D3)."""
+        time, or the join timeout before it when that version ended the match for it (D3: the
+        join timeout is the least a waiting match is kept; it may be kept longer while its
+        creator is there, which the record does not say, so the abort is taken to be at the
+        earliest time it could be)."""
         service_settings = settings_of(settings)
         accounts = accounts or {}
         creator = Player(
@@ -116,7 +127,9 @@ class Replay:
         )
         created_ms = first["mono_ms"] if first is not None else 0
         command = first.get("command") if first is not None else None
-        if isinstance(command, dict) and command.get("type") == "abort":
+        aborted = isinstance(command, dict) and command.get("type") == "abort"
+        reason = command.get("reason") if isinstance(command, dict) else None
+        if aborted and reason != AbortReason.ABANDONED.value:
             created_ms -= service_settings.join_timeout_ms
         typed = names_in(settings) or _shared_names(mode, names)
         state = new_match(mode, creator, service_settings, created_ms, typed)
@@ -182,6 +195,10 @@ def _input(
     if isinstance(command, Abort):
         if command.reason is AbortReason.JOIN_TIMEOUT:
             return JoinDue()
+        if command.reason is AbortReason.NO_FIRST_DECISION:
+            return FlagDue()  # D7: the flag timer's work, at a deadline of its own
+        if command.reason is AbortReason.ABANDONED:
+            return AbandonDue()
         return Restarted(received)
     if isinstance(command, TookSeat):
         seat_name = str(command.seat)

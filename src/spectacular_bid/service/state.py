@@ -65,6 +65,10 @@ class MatchState:
             return self.seat_names[index]
         player = self.seats[index]
         return None if player is None else player.name
+    decided: frozenset[Seat] = frozenset()
+    """D7: the seats that have made a decision of their own (a bid or raise, an accept, a
+    decline, a placement they sent). The machine adds a seat when it applies such a command, so
+    a replay of the record derives it again."""
 
     @property
     def is_live(self) -> bool:
@@ -72,6 +76,29 @@ class MatchState:
 
     def seats_of(self, player_id: str | None) -> list[Seat]:
         return seats_held(self.seats, player_id)
+
+    def first_decision_deadline_ms(self) -> int | None:
+        """D7: when the running decision of a seat that has decided nothing yet ends the match
+        aborted — its start, its delay and the grace, or R7.7's deadline if that is sooner.
+        None while the clocks stand, with the rule off, or once the running seat has decided."""
+        grace_ms = self.settings.first_decision_grace_ms
+        clock = self.clock
+        seat = clock.running
+        deadline_ms = clock.deadline_ms()
+        if grace_ms is None or seat is None or deadline_ms is None or seat in self.decided:
+            return None
+        return min(deadline_ms, clock.decision_started_ms + clock.delay_ms + grace_ms)
+
+    def deadline_ms(self) -> int | None:
+        """When the running decision's time is up: D7's deadline while it applies, else the
+        clock's (R7.7). A command that arrives then or later is late (D6)."""
+        first_ms = self.first_decision_deadline_ms()
+        return first_ms if first_ms is not None else self.clock.deadline_ms()
+
+    def is_late(self, received_ms: int) -> bool:
+        """D6: whether a command received at ``received_ms`` comes at the deadline or later."""
+        deadline_ms = self.deadline_ms()
+        return deadline_ms is not None and received_ms >= deadline_ms
 
     def reading(self, now_ms: int) -> ClockReading:
         """The clocks at ``now_ms`` (never before the last time they saw)."""
@@ -155,17 +182,21 @@ Outcome = Transition | Rejection | NeedsDeck
 
 @dataclass(frozen=True, slots=True)
 class Timers:
-    """When the service must feed the machine a timer input (R7.7, D3)."""
+    """When the service must feed the machine a timer input (R7.7, D3, D7, D8). ``join_ms`` is
+    the join timeout's lower bound; the actor holds it while the creator is there (D3)."""
 
     flag_ms: int | None
     grace_ms: int | None
     join_ms: int | None
+    abandon_ms: int | None = None
+    """D8: never from the machine, which does not know who is there; the actor adds it from the
+    match's attendance (``service.presence``)."""
 
 
 def timers(state: MatchState) -> Timers:
     live = state.is_live and state.suspended_ms is None
     return Timers(
-        flag_ms=state.clock.deadline_ms() if live else None,
+        flag_ms=state.deadline_ms() if live else None,
         grace_ms=state.start_deadline_ms if live else None,
         join_ms=state.join_deadline_ms if live and state.status is MatchStatus.WAITING else None,
     )

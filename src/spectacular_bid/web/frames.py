@@ -30,6 +30,7 @@ from spectacular_bid.service.events import (
 )
 from spectacular_bid.service.rated import will_be_rated
 from spectacular_bid.service.ratings import Rating
+from spectacular_bid.service.ports import MatchStatus
 from spectacular_bid.service.rematches import RematchState
 from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState
@@ -143,6 +144,8 @@ class SnapshotCache:
                 "ready": {"first": Seat.FIRST in state.ready, "second": Seat.SECOND in state.ready},
                 "start_deadline_ms": state.start_deadline_ms,
                 "join_deadline_ms": state.join_deadline_ms,
+                "first_decision_deadline_ms": state.first_decision_deadline_ms(),
+                "join_timeout_ms": waiting_for(state),
                 "deck_commitment": _event_or_none(state.commitment),
                 "deck_reveal": _event_or_none(state.reveal),
             }
@@ -209,6 +212,10 @@ def _rating_json(rating: Rating | None) -> object:
     if rating is None:
         return None
     return {"value": round(rating.value, 2), "provisional": rating.is_provisional}
+def waiting_for(state: MatchState) -> int | None:
+    """D3: while a match waits for its second player, how long it stays open once its creator
+    has left (its page tells the creator)."""
+    return state.settings.join_timeout_ms if state.status is MatchStatus.WAITING else None
 
 
 def _event_or_none(event: MatchEvent | None) -> object:

@@ -113,8 +113,15 @@ class RoundResult(WireModel):
 
 
 class MatchResult(WireModel):
-    winner: SeatName | None = Field(description="Null when the match was aborted (D3, D5).")
+    winner: SeatName | None = Field(description="Null when the match was aborted (D3, D5, D7).")
     reason: MatchEnd
+    undecided: SeatName | None = Field(
+        None,
+        description=(
+            "D7: the seat that made no first decision; present only with the reason "
+            "``no_first_decision``."
+        ),
+    )
 
 
 class ClockSnapshot(WireModel):
@@ -173,6 +180,20 @@ class MatchSnapshot(WireModel):
     ready: BoolPair = Field(description="Who has pressed Start/Continue (D3).")
     start_deadline_ms: int | None = Field(description="When the round deals anyway (D3 grace).")
     join_deadline_ms: int | None = Field(description="When a match still waiting aborts (D3).")
+    join_timeout_ms: int | None = Field(
+        description=(
+            "D3: while the match waits for its second player, how long it stays open after "
+            "its creator's last socket on it closed (it waits while they have it open); null "
+            "otherwise."
+        )
+    )
+    first_decision_deadline_ms: int | None = Field(
+        description=(
+            "D7: while the seat to act has made no decision of its own, when the match ends "
+            "aborted without a result if that decision has not come (its delay plus the grace, "
+            "or the R7.7 deadline if sooner), in the same server ms as the clock; null otherwise."
+        )
+    )
     deck_commitment: DeckCommitment | None
     """The current round's commitment; null before the first deal."""
     deck_reveal: DeckReveal | None

@@ -1,4 +1,5 @@
-"""``/api/matches``: create a match, take its free seat, and read it as the caller sees it.
+"""``/api/matches``: create a match, take its free seat, answer an expired invitation, and read a
+match as the caller sees it.
 
 The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
 lobby), ``shared`` (both seats on one device, with the hand-over of R7.5), and ``bot`` (the
@@ -117,6 +118,12 @@ class JoinResult(WireModel):
     seat: SeatName
 
 
+class AgainRequest(WireModel):
+    mode: Literal["invite", "open"]
+    """``invite``: a new invitation, listed in the lobby of the expired one's creator; ``open``:
+    an open challenge in the lobby."""
+
+
 def invite_url(match_id: str) -> str:
     return f"/m/{match_id}"
 
@@ -190,6 +197,40 @@ async def join_match(
     else:
         seat = await service.join(match_id, player)
     return JoinResult(seat=seat_name(seat))
+
+
+@router.post(
+    "/{match_id}/again",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MatchCreated,
+    responses=responses(
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.WRONG_PHASE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.SERVER_BUSY,
+    ),
+)
+async def answer_expired(
+    _limit: MatchLimit, match_id: str, body: AgainRequest, player: CurrentPlayer, service: Service
+) -> MatchCreated:
+    """For the friend who came to an invitation (or an open challenge) after it expired, its
+    second seat empty (D3): a new match of the caller's on the same time control — an
+    invitation back to the expired one's creator, which their lobby lists
+    (``invitations``), or an open challenge. The answer is the new match, as ``POST
+    /api/matches`` gives it; its ``invite_url`` is the link to send.
+
+    ``409 wrong_phase`` for a match that is not such an expired invitation, or for its creator;
+    the limits of creating a match apply (429, 503)."""
+    actor = await service.again(match_id, player, MatchMode(body.mode))
+    return MatchCreated(
+        id=actor.id,
+        mode=actor.state.mode,
+        seat="first",
+        invite_url=invite_url(actor.id),
+        ws_url=ws_url(actor.id),
+    )
 
 
 @router.get(
