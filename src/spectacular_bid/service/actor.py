@@ -47,8 +47,8 @@ from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
 from spectacular_bid.service.presence import Attendance, attended
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-from spectacular_bid.service.standings import NO_STANDING, Standing, seated, settled
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.standings import NO_STANDING, Standing, seated, settled
 from spectacular_bid.service.state import Entry, MatchState, Timers, Transition, timers
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry, current_match
 from spectacular_bid.service.timesource import MsSource
@@ -392,6 +392,7 @@ class MatchActor:
         except Exception as exc:
             log.warning("match %s: its players' ratings were not read: %s", self.id, exc)
             return self.standing
+
     def armed_timers(self) -> Timers:
         """The timers as armed now: the machine's, waiting for people as the attendance says
         (D3: the join timeout is None while the creator is there; D8)."""

@@ -10,8 +10,8 @@ from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.service.codec import clock_json, command_json, event_json
 from spectacular_bid.service.ports import EventRecord, MatchRecord, RatedResult, RoundRecord
 from spectacular_bid.service.rated import is_rated
-from spectacular_bid.service.seat_names import names_setting
 from spectacular_bid.service.record_document import FIRST_DECISION_GRACE
+from spectacular_bid.service.seat_names import names_setting
 from spectacular_bid.service.state import Entry, MatchState
 
 

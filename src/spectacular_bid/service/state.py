@@ -65,6 +65,7 @@ class MatchState:
             return self.seat_names[index]
         player = self.seats[index]
         return None if player is None else player.name
+
     decided: frozenset[Seat] = frozenset()
     """D7: the seats that have made a decision of their own (a bid or raise, an accept, a
     decline, a placement they sent). The machine adds a seat when it applies such a command, so

@@ -28,9 +28,9 @@ from spectacular_bid.service.events import (
     Revealed,
     SeatTaken,
 )
+from spectacular_bid.service.ports import MatchStatus
 from spectacular_bid.service.rated import will_be_rated
 from spectacular_bid.service.ratings import Rating
-from spectacular_bid.service.ports import MatchStatus
 from spectacular_bid.service.rematches import RematchState
 from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState
@@ -212,6 +212,8 @@ def _rating_json(rating: Rating | None) -> object:
     if rating is None:
         return None
     return {"value": round(rating.value, 2), "provisional": rating.is_provisional}
+
+
 def waiting_for(state: MatchState) -> int | None:
     """D3: while a match waits for its second player, how long it stays open once its creator
     has left (its page tells the creator)."""
