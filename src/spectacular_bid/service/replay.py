@@ -135,16 +135,16 @@ class Replay:
         state = new_match(mode, creator, service_settings, created_ms, typed)
         return cls(state, names, accounts)
 
-    def step(self, version: Mapping[str, Any]) -> Entry:
+    def step(self, version: Mapping[str, Any], at: str | None = None) -> Entry:
         """Re-run one recorded version; raise :class:`RecordMismatchError` if the machine does
-        not accept it."""
+        not accept it (``at``: where the version is in its document, ``versions[11]``)."""
         where = f"version {version.get('version')}"
         try:
             entry = self._step(version)
         except (RulesError, ValueError, KeyError, TypeError) as exc:
-            raise _refused(where, version, str(exc)) from None
+            raise _refused(where, version, str(exc), at) from None
         if isinstance(entry, Rejection):
-            raise _refused(where, version, str(entry))
+            raise _refused(where, version, str(entry), at)
         self.entries.append(entry)
         return entry
 
@@ -237,14 +237,15 @@ def _recorded_name(version: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _refused(where: str, version: Mapping[str, Any], why: str) -> RecordMismatchError:
-    return RecordMismatchError(
-        Discrepancy(
-            where,
-            "command",
-            "a command the match machine accepts",
-            f"{compact(version.get('command'))} ({why})",
-        )
+def _refused(
+    where: str, version: Mapping[str, Any], why: str, at: str | None
+) -> RecordMismatchError:
+    return RecordMismatchError.of(
+        where,
+        "command",
+        "a command the match machine accepts",
+        f"{compact(version.get('command'))} ({why})",
+        at=at,
     )
 
 
@@ -265,8 +266,8 @@ def replay_of(document: MatchDocument) -> Replay:
     try:
         return Replay.of(MatchMode(header["mode"]), header["settings"], names, first, accounts)
     except (ValueError, KeyError, TypeError) as exc:
-        raise RecordMismatchError(
-            Discrepancy("match", "settings", "a valid time control", f"{exc}")
+        raise RecordMismatchError.of(
+            "match", "settings", "a valid time control", f"{exc}", at="match"
         ) from None
 
 
@@ -296,8 +297,8 @@ def verify(document: MatchDocument) -> Verified:
     replayer = replay_of(document)
     previous_ms: int | None = None
     for index, version in enumerate(document.versions):
-        where = f"version {version['version']}"
-        check(where, "version", index + 1, version["version"])
+        where, at = f"version {version['version']}", f"versions[{index}]"
+        check(where, "version", index + 1, version["version"], at=at)
         restarted = _is_restart(version) or version["command"].get("type") == "resume"
         mono_ms = version["mono_ms"]
         if previous_ms is not None and mono_ms < previous_ms and not restarted:
@@ -306,13 +307,15 @@ def verify(document: MatchDocument) -> Verified:
                 "mono_ms",
                 f"at least {previous_ms}, the previous version's: the server's clock is monotonic",
                 mono_ms,
+                at=at,
             )
-        entry = replayer.step(version)
-        check(where, "seat", str(entry.seat) if entry.seat is not None else None, version["seat"])
-        check(where, "events", [event_json(e) for e in entry.events], version["events"])
-        check(where, "command", command_json(entry.command), version["command"])
-        _check_times(where, version, entry, restarted)
-        check(where, "clock", clock_json(entry.clock), version["clock"])
+        entry = replayer.step(version, at)
+        seat = str(entry.seat) if entry.seat is not None else None
+        check(where, "seat", seat, version["seat"], at=at)
+        check(where, "events", [event_json(e) for e in entry.events], version["events"], at=at)
+        check(where, "command", command_json(entry.command), version["command"], at=at)
+        _check_times(where, at, version, entry, restarted)
+        check(where, "clock", clock_json(entry.clock), version["clock"], at=at)
         previous_ms = mono_ms
     state = replayer.state
     match = state.match
@@ -324,12 +327,12 @@ def verify(document: MatchDocument) -> Verified:
     winner = str(result.winner) if result.winner is not None else None
     status = MatchStatus.FINISHED if winner is not None else MatchStatus.ABORTED
     header = document.match
-    check("match", "status", status.value, header["status"])
-    check("match", "winner", winner, header["winner"])
-    check("match", "reason", result.reason.value, header["reason"])
+    check("match", "status", status.value, header["status"], at="match")
+    check("match", "winner", winner, header["winner"], at="match")
+    check("match", "reason", result.reason.value, header["reason"], at="match")
     policy = rated_policy(document.format_version)
     rated = policy(state.mode, state.seats, state.settings.clock, result)
-    check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"])
+    check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"], at="match")
     return Verified(document.id, len(document.versions), _deals(replayer), winner, header["reason"])
 
 
@@ -345,13 +348,15 @@ def _is_restart(version: Mapping[str, Any]) -> bool:
     )
 
 
-def _check_times(where: str, version: Mapping[str, Any], entry: Entry, restarted: bool) -> None:
+def _check_times(
+    where: str, at: str, version: Mapping[str, Any], entry: Entry, restarted: bool
+) -> None:
     """A version is timed when the machine made it (never before its clock's last time), and
     its command was received then or earlier, at the time the machine charged it (R7.7)."""
-    check(where, "mono_ms", entry.now_ms, version["mono_ms"])
+    check(where, "mono_ms", entry.now_ms, version["mono_ms"], at=at)
     recorded = version.get("received_ms")
     if recorded is not None:
-        check(where, "received_ms", entry.received_ms, recorded)
+        check(where, "received_ms", entry.received_ms, recorded, at=at)
     if entry.received_ms > entry.now_ms and not restarted:
         raise RecordMismatchError.of(
             where,
@@ -359,6 +364,7 @@ def _check_times(where: str, version: Mapping[str, Any], entry: Entry, restarted
             f"at most {entry.now_ms}, the version's mono_ms: a command is received before it "
             "is applied",
             entry.received_ms,
+            at=at,
         )
 
 
@@ -372,18 +378,19 @@ def _check_rounds(document: MatchDocument, replayer: Replay) -> None:
     deals = [e.command for e in replayer.entries if isinstance(e.command, SaltedDeal)]
     check("rounds", "length", len(deals), len(document.rounds))
     for number, (deal, row) in enumerate(zip(deals, document.rounds, strict=True), start=1):
-        where = f"round {number}"
-        check(where, "number", number, row["number"])
-        check(where, "commitment", deck_commitment(deal.deck, deal.salt), row["commitment"])
-        check(where, "salt", deal.salt, row["salt"])
-        check(where, "deck", [tile_text(t) for t in deal.deck], row["deck"])
+        where, at = f"round {number}", f"rounds[{number - 1}]"
+        commitment = deck_commitment(deal.deck, deal.salt)
+        check(where, "number", number, row["number"], at=at)
+        check(where, "commitment", commitment, row["commitment"], at=at)
+        check(where, "salt", deal.salt, row["salt"], at=at)
+        check(where, "deck", [tile_text(t) for t in deal.deck], row["deck"], at=at)
         try:
             tiles = [parse_tile(t) for t in row["deck"]]
         except ValueError:
             tiles = []
         if not verify_commitment(row["commitment"], tiles, row["salt"]):
-            raise RecordMismatchError(
-                Discrepancy(where, "commitment", "sha256(salt:deck)", row["commitment"])
+            raise RecordMismatchError.of(
+                where, "commitment", "sha256(salt:deck)", row["commitment"], at=at
             )
 
 

@@ -104,6 +104,9 @@ class RecordDiscrepancy(WireModel):
     """The version it is in; null when it is in a round or the header."""
     field: str
     """The field that differs: ``events``, ``clock``, ``commitment``, ``winner``…"""
+    path: str | None
+    """The field's path in the document, as a format error names one: ``versions[40].mono_ms``,
+    ``rounds[1].deck[5]``, ``match.ended_at_ms``; null for no single field."""
     expected: str
     """What the engine gives there, as ``specbid replay --verify`` prints it."""
     found: str
@@ -331,6 +334,7 @@ async def verify_record(request: Request, _limit: RecordLimit) -> RecordCheck:
             where=outcome.where,
             version=_version_in(outcome.where),
             field=outcome.field,
+            path=outcome.path,
             expected=outcome.expected_text,
             found=outcome.found_text,
             message=str(outcome),
