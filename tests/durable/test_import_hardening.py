@@ -266,12 +266,13 @@ def _received_before_its_decision(record: JSON) -> str:
 
 def _last_wall(record: JSON) -> str:
     record["versions"][-1]["wall_ms"] += 1
-    return r"match\.ended_at_ms: expected \d+ .*last version.*found \d+"
+    last = len(record["versions"]) - 1
+    return rf"match: ended_at_ms: expected .*versions\[{last}\]\.wall_ms.*found \d+"
 
 
 def _ended_before_created(record: JSON) -> str:
     record["match"]["created_at_ms"] = record["match"]["ended_at_ms"] + 1
-    return r"match\.created_at_ms: expected .*ended_at_ms.*found \d+"
+    return r"match: created_at_ms: expected .*ended_at_ms.*found \d+"
 
 
 def _bank_too_long(record: JSON) -> str:

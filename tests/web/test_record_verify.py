@@ -41,6 +41,8 @@ async def test_a_record_that_replays_is_verified(client: httpx.AsyncClient) -> N
             "winner": checked.winner,
             "reason": checked.reason,
             "discrepancy": None,
+            "importable": True,
+            "import_refusal": None,
         }
     # Nothing is stored: verifying is not importing.
     assert (await client.get("/api/matches")).json()["matches"] == []

@@ -57,9 +57,14 @@ from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import rated_policy
 from spectacular_bid.service.record_document import (
+    ENDED_WITH_LAST_VERSION_SINCE,
     FIRST_DECISION_GRACE,
     IMPORTED,
     MatchDocument,
+    NotAdmitted,
+    NotAdmittedError,
+    admission,
+    parse_document,
     version_of,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
@@ -285,11 +290,59 @@ class Verified:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedRecord:
+    """A record document as every reader checks it (:func:`check_record`)."""
+
+    document: MatchDocument
+    outcome: Verified | Discrepancy
+    """What it contains when it verifies, else its first discrepancy."""
+    not_admitted: NotAdmitted | None
+    """Why this server's import would refuse it, whether it verifies or not
+    (:func:`~spectacular_bid.service.record_document.admission`); None when it asks nothing
+    more of it."""
+
+    @property
+    def verified(self) -> Verified | None:
+        return self.outcome if isinstance(self.outcome, Verified) else None
+
+    @property
+    def importable(self) -> bool:
+        """Whether ``POST /api/records`` on this server stores it."""
+        return self.verified is not None and self.not_admitted is None
+
+    def admitted(self) -> Verified:
+        """What an import stores; raise :class:`NotAdmittedError` if this server does not admit
+        the record (checked first, as the import always has), else
+        :class:`RecordMismatchError` if it does not verify."""
+        if self.not_admitted is not None:
+            raise NotAdmittedError(self.not_admitted)
+        if isinstance(self.outcome, Discrepancy):
+            raise RecordMismatchError(self.outcome)
+        return self.outcome
+
+
+def check_record(data: object) -> CheckedRecord:
+    """The one check of a record document, made alike by ``specbid replay --verify``, ``POST
+    /api/records/verify`` and ``POST /api/records``: its shape (raising
+    :class:`~spectacular_bid.service.record_document.RecordFormatError`), its own consistency
+    (:func:`verify`) and, apart, what this server's import asks beyond it (its admission), so
+    that a record that verifies imports unless this server's own ranges refuse it, and the
+    verify answers say so."""
+    document = parse_document(data)
+    not_admitted = admission(document)
+    try:
+        return CheckedRecord(document, verify(document), not_admitted)
+    except RecordMismatchError as exc:
+        return CheckedRecord(document, exc.discrepancy, not_admitted)
+
+
 def verify(document: MatchDocument) -> Verified:
     """Re-run ``document`` through the machine and check every version's seat, events (each
     balance included), command, times and whole clock reading — ``now_ms`` and every other
-    field, and no field more — every round's commitment and reveal, and the header's result.
-    Raise :class:`RecordMismatchError` with the first discrepancy.
+    field, and no field more — every round's commitment and reveal, and the header's result and
+    times (:func:`_check_header_times`). Raise :class:`RecordMismatchError` with the first
+    discrepancy.
 
     The times are the record's inputs, so they are held to what the server's own clock could
     have given (:func:`_check_times`); a format-1 version's inferred ``received_ms`` is held to
@@ -333,7 +386,47 @@ def verify(document: MatchDocument) -> Verified:
     policy = rated_policy(document.format_version)
     rated = policy(state.mode, state.seats, state.settings.clock, result)
     check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"], at="match")
+    _check_header_times(document)
     return Verified(document.id, len(document.versions), _deals(replayer), winner, header["reason"])
+
+
+def _check_header_times(document: MatchDocument) -> None:
+    """A match ends with its last version: its header's ``ended_at_ms`` is that version's
+    ``wall_ms`` (in format 1 at most that, as release 0.1.0 read it just before; see
+    :mod:`~spectacular_bid.service.record_document`), and it was not created after it ended.
+    The wall times of the versions are not held to rise: the wall clock may be stepped back
+    (the match clock never reads it)."""
+    header = document.match
+    ended, created = header["ended_at_ms"], header["created_at_ms"]
+    last_ms = document.versions[-1]["wall_ms"] if document.versions else None
+    if ended is not None and last_ms is not None:
+        last = f"versions[{len(document.versions) - 1}].wall_ms"
+        if document.format_version >= ENDED_WITH_LAST_VERSION_SINCE and ended != last_ms:
+            raise RecordMismatchError.of(
+                "match",
+                "ended_at_ms",
+                f"{last_ms}, the last version's time ({last}): a match ends with its last version",
+                ended,
+                at="match",
+            )
+        elif ended > last_ms:
+            raise RecordMismatchError.of(
+                "match",
+                "ended_at_ms",
+                f"at most {last_ms}, the last version's time ({last}): format 1 read the end "
+                "of a match just before it",
+                ended,
+                at="match",
+            )
+    end = ended if ended is not None else last_ms
+    if end is not None and created > end:
+        raise RecordMismatchError.of(
+            "match",
+            "created_at_ms",
+            f"no later than {end}, the match's end (ended_at_ms)",
+            created,
+            at="match",
+        )
 
 
 def _is_restart(version: Mapping[str, Any]) -> bool:
