@@ -15,9 +15,10 @@ readings (:func:`infer_received_ms`), which determine it wherever it changed a b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from spectacular_bid.clock import ClockSettings, MatchClock
 from spectacular_bid.rules.actions import Abort, AbortReason, Flag
@@ -51,6 +52,7 @@ from spectacular_bid.service.discrepancy import (
     RecordMismatchError,
     check,
     compact,
+    first_difference,
 )
 from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
@@ -346,7 +348,20 @@ def verify(document: MatchDocument) -> Verified:
 
     The times are the record's inputs, so they are held to what the server's own clock could
     have given (:func:`_check_times`); a format-1 version's inferred ``received_ms`` is held to
-    the same."""
+    the same. A version's recorded inputs — its ``mono_ms``, ``received_ms`` and a deal's deck —
+    determine the rest of it, so a changed input shows first as a clock reading or an event
+    that differs; the discrepancy then names the input when the record's other fields show
+    which one it was (:func:`_changed_input`)."""
+    try:
+        return _verify(document)
+    except RecordMismatchError as exc:
+        changed = _changed_input(document, exc.discrepancy)
+        if changed is None:
+            raise
+        raise RecordMismatchError(changed) from None
+
+
+def _verify(document: MatchDocument) -> Verified:
     replayer = replay_of(document)
     previous_ms: int | None = None
     for index, version in enumerate(document.versions):
@@ -427,6 +442,78 @@ def _check_header_times(document: MatchDocument) -> None:
             created,
             at="match",
         )
+
+
+_VERSION_AT: Final = re.compile(r"versions\[([0-9]+)\]")
+
+
+def _changed_input(document: MatchDocument, found: Discrepancy) -> Discrepancy | None:
+    """The recorded input of ``found``'s version that was changed, when the record's other
+    fields show it: set to what they imply, the whole record verifies. Its ``mono_ms`` is its
+    clock reading's ``now_ms``; its ``received_ms``, where the reading charged a bank, is when
+    the bank says the command came (R7.7); a deal's deck is the one its round's reveal shows.
+    Where two fields disagree and either could have been changed alone (a standing clock's
+    ``now_ms`` and its version's ``mono_ms``), the input is named and the expected value says
+    which field it is read from. None when no single input explains the discrepancy."""
+    place = _VERSION_AT.match(found.path or "")
+    if place is None:
+        return None
+    index = int(place[1])
+    version = document.versions[index]
+    for name, value, source in _candidates(document, index, found.field):
+        trial = _with_input(document, index, name, value)
+        try:
+            _verify(trial)
+        except RecordMismatchError:
+            continue
+        recorded = version["command"]["deck"] if name == "command.deck" else version[name]
+        path, mine, theirs = first_difference(value, recorded, name)
+        expected = f"{mine}, {source}" if isinstance(mine, int) else mine
+        return Discrepancy(found.where, path, expected, theirs, f"versions[{index}].{path}")
+    return None
+
+
+def _candidates(
+    document: MatchDocument, index: int, differing: str
+) -> Iterator[tuple[str, object, str]]:
+    """What the rest of version ``index`` says each of its inputs was — (the input, its value,
+    where it is read from) — for an input that can explain a difference in ``differing``."""
+    version = document.versions[index]
+    clock = version["clock"] if isinstance(version["clock"], dict) else {}
+    now_ms = clock.get("now_ms")
+    timed = differing.startswith("clock.") or differing == "received_ms"
+    if timed and _is_ms(now_ms) and now_ms != version["mono_ms"]:
+        yield "mono_ms", now_ms, "the time of its clock reading (clock.now_ms)"
+    received = version.get("received_ms")
+    if differing.startswith("clock.bank_left_ms") and _is_ms(received):
+        replayer = replay_of(document)
+        for earlier in document.versions[:index]:
+            replayer.step(earlier)
+        inferred = infer_received_ms(replayer.state.clock, clock, version["mono_ms"])
+        if inferred != received:
+            yield "received_ms", inferred, "when its clock reading's bank says it came (R7.7)"
+    command = version["command"]
+    if differing.startswith("events") and command.get("type") == "deal":
+        number = sum(v["command"].get("type") == "deal" for v in document.versions[: index + 1])
+        shown = next((r["deck"] for r in document.rounds if r["number"] == number), None)
+        if isinstance(shown, list) and shown != command.get("deck"):
+            yield "command.deck", shown, f"the deck its round's reveal shows (round {number})"
+
+
+def _is_ms(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_input(document: MatchDocument, index: int, name: str, value: object) -> MatchDocument:
+    """``document`` with input ``name`` of version ``index`` set to ``value`` (nothing shared
+    with it is changed)."""
+    version = dict(document.versions[index])
+    if name == "command.deck":
+        version["command"] = {**version["command"], "deck": value}
+    else:
+        version[name] = value
+    versions = [*document.versions[:index], version, *document.versions[index + 1 :]]
+    return replace(document, versions=versions)
 
 
 def _is_restart(version: Mapping[str, Any]) -> bool:
