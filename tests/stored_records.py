@@ -4,12 +4,15 @@ The in-process suites check their in-memory stores after each test (``tests/serv
 the suites that run real ``specbid serve`` processes (live, browser) call :func:`check_folder` on
 the server's data folder once it has stopped: every stored version of every match re-run through
 :class:`~spectacular_bid.service.replay.Replay` must give exactly the stored events and clock
-reading, and every ended match must pass :func:`~spectacular_bid.service.replay.verify`.
+reading, and every ended match's record, as it is served, must pass the one check of a record
+(:func:`~spectacular_bid.service.replay.check_record`, that of ``specbid replay --verify`` and
+of the import) and be one this server imports.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,7 +20,7 @@ from spectacular_bid.service.codec import clock_json, event_json
 from spectacular_bid.service.ports import MatchRecord
 from spectacular_bid.service.record_document import ENDED, version_of
 from spectacular_bid.service.records import read_document
-from spectacular_bid.service.replay import Replay, verify
+from spectacular_bid.service.replay import Replay, check_record
 from spectacular_bid.store.engine import create_engine, default_sqlite_url
 from spectacular_bid.store.repository import SqlStore
 
@@ -64,5 +67,7 @@ async def _check_match(store: SqlStore, header: MatchRecord) -> int:
         assert clock_json(entry.clock) == record.clock, where
         assert entry.received_ms == record.received_ms, where
     if header.status in ENDED:
-        verify(await read_document(store, header.id))
+        served = (await read_document(store, header.id)).to_json()
+        checked = check_record(json.loads(json.dumps(served)))  # as it travels
+        assert checked.importable, (header.id, checked.outcome, checked.not_admitted)
     return len(records)

@@ -219,18 +219,23 @@ def _deadline(record: JSON) -> str:
 
 
 def _now(record: JSON) -> str:
+    """A standing clock's reading said to be later than its version. Its version's ``mono_ms``
+    said to be earlier would be the same record where nothing else shows which was changed
+    (``replay._changed_input``), so the time may be named with the reading it disagrees with."""
     i = standing(record)
     record["versions"][i]["clock"]["now_ms"] += 1
-    return rf"version {i + 1}: clock\.now_ms: expected \d+, found \d+"
+    named = r"(clock\.now_ms: expected \d+|mono_ms: expected '\d+, .*clock\.now_ms.*')"
+    return rf"version {i + 1}: {named}, found \d+"
 
 
 def _mono_alone(record: JSON) -> str:
-    """A version said to be later than its clock reading says. (Moved with its reading and its
-    receive time, within the gap to the next version while the clocks stand, it would be another
-    history the server could have written: nothing can tell them apart.)"""
+    """A version said to be later than its clock reading says: the changed time is named, with
+    the reading it disagrees with. (Moved with its reading and its receive time, within the gap
+    to the next version while the clocks stand, it would be another history the server could
+    have written: nothing can tell them apart.)"""
     i = standing(record)
     record["versions"][i]["mono_ms"] += 1
-    return rf"version {i + 1}: clock\.now_ms: expected \d+, found \d+"
+    return rf"version {i + 1}: mono_ms: expected '\d+, .*clock\.now_ms.*', found \d+"
 
 
 def _mono_backwards(record: JSON) -> str:
@@ -266,12 +271,13 @@ def _received_before_its_decision(record: JSON) -> str:
 
 def _last_wall(record: JSON) -> str:
     record["versions"][-1]["wall_ms"] += 1
-    return r"match\.ended_at_ms: expected \d+ .*last version.*found \d+"
+    last = len(record["versions"]) - 1
+    return rf"match: ended_at_ms: expected .*versions\[{last}\]\.wall_ms.*found \d+"
 
 
 def _ended_before_created(record: JSON) -> str:
     record["match"]["created_at_ms"] = record["match"]["ended_at_ms"] + 1
-    return r"match\.created_at_ms: expected .*ended_at_ms.*found \d+"
+    return r"match: created_at_ms: expected .*ended_at_ms.*found \d+"
 
 
 def _bank_too_long(record: JSON) -> str:

@@ -95,7 +95,8 @@ def _deal_deck(r: JSON) -> str:
     deal = next(v for v in r["versions"] if v["command"]["type"] == "deal")
     deck = deal["command"]["deck"]
     deck[0], deck[20] = deck[20], deck[0]  # a different deal than the one committed to
-    return f"version {deal['version']}: events[0].hands.first"
+    # The changed deck is named, not the hands it deals: the round's reveal shows the deck.
+    return f"version {deal['version']}: command.deck[0]: expected '{deck[20]}', found '{deck[0]}'"
 
 
 def _round_commitment(r: JSON) -> str:

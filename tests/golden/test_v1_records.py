@@ -172,11 +172,27 @@ def check_shared(doc: Document) -> None:
     assert events(doc, "revealed")
 
 
+def check_flag_end_rounding(doc: Document) -> None:
+    """Lost on time on the rules' clock, its header's end a millisecond before its last version's
+    wall time: 0.1.0 read the wall clock for the header while it applied the flag, and again,
+    a moment later, for the version itself (R7.7)."""
+    assert doc["match"]["settings"]["bank_ms"] == 120_000
+    assert doc["match"]["settings"]["delay_ms"] == 10_000
+    assert (doc["match"]["reason"], doc["match"]["rated"]) == ("time", True)
+    before, last = last_two(doc)
+    assert last["command"]["type"] == "flag"
+    assert last["mono_ms"] == before["clock"]["deadline_ms"]
+    assert doc["match"]["ended_at_ms"] == last["wall_ms"] - 1
+    bank_ms = doc["match"]["settings"]["bank_ms"]
+    assert any(min(v["clock"]["bank_left_ms"].values()) < bank_ms for v in doc["versions"][:-1])
+
+
 CONTENT: Final[dict[str, Callable[[Document], None]]] = {
     "v1_auction_domino": check_auction_domino,
     "v1_block": check_block,
     "v1_flag": check_flag,
     "v1_flag_late_command": check_flag_late_command,
+    "v1_flag_end_rounding": check_flag_end_rounding,
     "v1_resign": check_resign,
     "v1_abort_timing": check_abort_timing,
     "v1_abort_recovery": check_abort_recovery,

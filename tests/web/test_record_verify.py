@@ -41,6 +41,8 @@ async def test_a_record_that_replays_is_verified(client: httpx.AsyncClient) -> N
             "winner": checked.winner,
             "reason": checked.reason,
             "discrepancy": None,
+            "importable": True,
+            "import_refusal": None,
         }
     # Nothing is stored: verifying is not importing.
     assert (await client.get("/api/matches")).json()["matches"] == []
@@ -63,6 +65,7 @@ async def test_the_first_discrepancy_is_named_as_the_command_line_names_it(
     assert found["version"] == version["version"]
     assert found["where"] == f"version {version['version']}"
     assert found["field"] == "clock.bank_left_ms.first"
+    assert found["path"] == "versions[40].clock.bank_left_ms.first"
     assert found["message"] == str(failed.value)
     assert found["found"] == str(version["clock"]["bank_left_ms"]["first"])
     assert found["expected"] == str(version["clock"]["bank_left_ms"]["first"] + 1000)

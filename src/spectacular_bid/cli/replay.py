@@ -20,12 +20,13 @@ from spectacular_bid.store.engine import default_sqlite_url
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """``specbid replay ID|FILE``: a match move by move; ``--verify`` re-runs it through the
-    engine and checks it; ``--export`` writes its record document."""
+    """``specbid replay ID|FILE``: a match move by move; ``--verify`` checks it as the import
+    does (``replay.check_record``: re-run through the engine, the header's times) and says too
+    when this server's import would not admit it; ``--export`` writes its record document."""
     from spectacular_bid.service.describe import describe
     from spectacular_bid.service.discrepancy import RecordMismatchError
     from spectacular_bid.service.record_document import RecordFormatError, parse_document
-    from spectacular_bid.service.replay import verify
+    from spectacular_bid.service.replay import check_record
 
     try:
         data = _load_record(args.target, args.data_dir, args.database_url)
@@ -40,25 +41,30 @@ def run_replay(args: argparse.Namespace) -> int:
             Path(args.output).write_text(text, encoding="utf-8")
         return EXIT_OK
     try:
-        document = parse_document(data)
+        checked = check_record(data) if args.verify else None
+        document = checked.document if checked is not None else parse_document(data)
     except RecordFormatError as exc:
         print(f"error: {args.target}: not a match record: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    if checked is not None:
+        verified = checked.verified
+        if verified is None:
+            print(f"FAILED {document.id}: {checked.outcome}")
+            return EXIT_FAILED
+        ending = f"{verified.winner} wins" if verified.winner else "no result"
+        print(
+            f"OK {verified.match_id}: {verified.versions} versions, {verified.rounds} rounds; "
+            f"every event, balance, clock, commitment and the result ({ending}, "
+            f"{verified.reason}) agree"
+        )
+        if checked.not_admitted is not None:
+            print(f"note: this server would not import it: {checked.not_admitted}")
+        return EXIT_OK
     try:
-        if args.verify:
-            verified = verify(document)
-            ending = f"{verified.winner} wins" if verified.winner else "no result"
-            print(
-                f"OK {verified.match_id}: {verified.versions} versions, {verified.rounds} rounds; "
-                f"every event, balance, clock, commitment and the result ({ending}, "
-                f"{verified.reason}) agree"
-            )
-            return EXIT_OK
         for line in describe(document):
             print(line)
     except RecordMismatchError as exc:
-        label = "FAILED" if args.verify else "error: the record stops replaying:"
-        print(f"{label} {document.id}: {exc}")
+        print(f"error: the record stops replaying: {document.id}: {exc}")
         return EXIT_FAILED
     return EXIT_OK
 

@@ -1,4 +1,5 @@
-"""How a record differs from its replay: the first discrepancy, named by place and field."""
+"""How a record differs from its replay: the first discrepancy, named by place and field, and by
+the field's path in the record document (``versions[11].mono_ms``), as a format error names it."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ class Discrepancy:
     field: str
     expected: object
     found: object
+    path: str | None = None
+    """The field's path in the record document (``versions[11].mono_ms``, ``rounds[1].deck[5]``,
+    ``match.winner``), as :class:`~spectacular_bid.service.record_document.RecordFormatError`
+    names one; None where the discrepancy is no single field of the document."""
 
     def __str__(self) -> str:
         return f"{self.where}: {self.field}: expected {self.expected_text}, found {self.found_text}"
@@ -60,8 +65,11 @@ class RecordMismatchError(ValueError):
         self.discrepancy = discrepancy
 
     @classmethod
-    def of(cls, where: str, field: str, expected: object, found: object) -> RecordMismatchError:
-        return cls(Discrepancy(where, field, expected, found))
+    def of(
+        cls, where: str, field: str, expected: object, found: object, *, at: str | None = None
+    ) -> RecordMismatchError:
+        """``at`` is where ``where`` is in the document (``versions[11]``, ``match``)."""
+        return cls(Discrepancy(where, field, expected, found, _joined(at, field)))
 
 
 def first_difference(expected: object, found: object, path: str) -> tuple[str, object, object]:
@@ -100,7 +108,17 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
 
-def check(where: str, field: str, expected: object, found: object) -> None:
+def check(
+    where: str, field: str, expected: object, found: object, *, at: str | None = None
+) -> None:
+    """Raise the first difference between what the replay expected and what the record holds;
+    ``at`` is where ``where`` is in the document (``versions[11]``, ``rounds[1]``, ``match``)."""
     if _differs(expected, found):
         path, mine, theirs = first_difference(expected, found, field)
-        raise RecordMismatchError(Discrepancy(where, path, mine, theirs))
+        raise RecordMismatchError(Discrepancy(where, path, mine, theirs, _joined(at, path)))
+
+
+def _joined(at: str | None, field: str) -> str | None:
+    if at is None:
+        return None
+    return f"{at}{field}" if field.startswith("[") else f"{at}.{field}"

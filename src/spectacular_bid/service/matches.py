@@ -46,17 +46,12 @@ from spectacular_bid.service.ports import (
     MatchStore,
     Player,
 )
-from spectacular_bid.service.record_document import (
-    ENDED,
-    MatchDocument,
-    check_importable,
-    parse_document,
-)
+from spectacular_bid.service.record_document import ENDED, MatchDocument
 from spectacular_bid.service.records import new_match_id, read_document, records_for_import
 from spectacular_bid.service.recovery import abort_orphans
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.rematches import Rematches
-from spectacular_bid.service.replay import Rebuilt, Verified, verify
+from spectacular_bid.service.replay import Rebuilt, Verified, check_record
 from spectacular_bid.service.residency import IDLE_TTL_MS, Residency
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, new_match
@@ -443,11 +438,12 @@ class MatchService:
         (whose ``match_id``, the document's own id, the match keeps as its ``imported_id``).
 
         Raise :class:`~spectacular_bid.service.record_document.RecordFormatError` for a malformed
-        document or one this server does not accept (its settings, its wall times), and
-        :class:`~spectacular_bid.service.replay.RecordMismatchError` for one the engine does not
-        reproduce; nothing is stored then."""
+        document, :class:`~spectacular_bid.service.record_document.NotAdmittedError` for one this
+        server does not admit (its settings), and
+        :class:`~spectacular_bid.service.discrepancy.RecordMismatchError` for one that does not
+        verify; nothing is stored then."""
         # Off the event loop: a long record takes a while to replay, and the loop times clocks.
-        document, verified = await asyncio.to_thread(_parse_and_verify, data)
+        document, verified = await asyncio.to_thread(_checked_for_import, data)
         rows = records_for_import(document, None, self.wall_ms())
         await self.store.import_match(rows.players, rows.match, rows.rounds, rows.events)
         return rows.match.id, verified
@@ -482,8 +478,8 @@ class MatchService:
                 await actor.close()
 
 
-def _parse_and_verify(data: object) -> tuple[MatchDocument, Verified]:
-    """The shape first, then what this server accepts, then the replay (the slow part)."""
-    document = parse_document(data)
-    check_importable(document)
-    return document, verify(document)
+def _checked_for_import(data: object) -> tuple[MatchDocument, Verified]:
+    """The record checked as ``specbid replay --verify`` checks it (``replay.check_record``),
+    then refused if this server does not admit it or if it does not verify."""
+    checked = check_record(data)
+    return checked.document, checked.admitted()

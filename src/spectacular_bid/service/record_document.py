@@ -38,11 +38,26 @@ Format 1 (the first release) is format 2 without ``received_ms``: such documents
 and a version without it (or with null, for versions stored before format 2) has it inferred from
 the clock readings when replayed. Documents are always written in format 4.
 
+The header's ``ended_at_ms`` is its last version's ``wall_ms`` from format 2 on: the server reads
+the wall clock once for both. Release 0.1.0, which wrote format 1, read it twice while it applied
+a match's last version: first for the header, from the code that saw the match end, then, a
+moment later and with no I/O or wait between, for the version itself; each read floored to the
+millisecond (``time_ns() // 1_000_000``). So a format-1 header's end is never after its last
+version's wall time and is mostly equal to it or a millisecond before (the two reads straddled a
+millisecond), more only if the process was paused between the two reads. A format-1 end is
+therefore held to that order only: at most the last version's ``wall_ms``
+(:data:`ENDED_WITH_LAST_VERSION_SINCE`), and, as in every format, no earlier than
+``created_at_ms``. An import stores the last version's ``wall_ms`` as the match's end, so that its
+export, in the current format, says the same of itself.
+
 This module checks the shape — every field of the format and no other, at every level, each
-number an integer that a database holds (times never negative, wall times before the year 10000)
-— and, for an import, what this server allows (:func:`check_importable`: its own ranges of
-settings, R7.1, R7.2, D3, D7; wall times that agree). :mod:`spectacular_bid.service.replay`
-re-runs a document through the engine, which checks everything else.
+number an integer that a database holds (times never negative, wall times before the year 10000).
+:func:`spectacular_bid.service.replay.verify` checks a record's own consistency — the whole replay
+through the engine and its header's times — for ``specbid replay --verify``, ``POST
+/api/records/verify`` and ``POST /api/records`` alike, so that a record that verifies imports.
+What an import asks beyond that is not about the record but about this server, and is a step of
+its own, :func:`admission`: settings within the ranges this server allows its own matches (R7.1,
+R7.2, D3, D7); the verify answers report it too.
 """
 
 from __future__ import annotations
@@ -59,6 +74,9 @@ FORMAT_VERSION: Final = 4
 READABLE_VERSIONS: Final = (1, 2, 3, 4)
 ACCOUNTS_SINCE: Final = 3
 """The first format whose seats say whether they were accounts (and whose rated policy asks)."""
+ENDED_WITH_LAST_VERSION_SINCE: Final = 2
+"""The first format whose header's ``ended_at_ms`` is exactly its last version's ``wall_ms``; in
+format 1 it is at most that (two reads of the wall clock, see the module docstring)."""
 FIRST_DECISION_SINCE: Final = 4
 """The first format whose settings say whether D7 applied, and with what grace."""
 FIRST_DECISION_GRACE: Final = "first_decision_grace_ms"
@@ -312,39 +330,46 @@ def _parse_versions(data: object, version: int) -> list[dict[str, Any]]:
     return versions
 
 
-def check_importable(document: MatchDocument) -> None:
-    """What this server asks of a record it imports beyond its replay, or raise
-    :class:`RecordFormatError` naming the field: settings in the ranges it allows its own
-    matches (:data:`SETTING_RANGES`: R7.1, R7.2, D3), and wall times that agree — a match ends
-    with its last version (the server writes both at once), not before it was created.
+@dataclass(frozen=True, slots=True)
+class NotAdmitted:
+    """A record this server does not import although it may verify: ``field`` (its path in the
+    document) is outside ``lowest`` to ``highest``, what this server allows its own matches."""
 
-    Wall times are not required to rise from version to version: the wall clock may be stepped
-    back (the match clock never reads it)."""
-    header = document.match
+    field: str
+    lowest: int
+    highest: int
+    found: object
+
+    def __str__(self) -> str:
+        return (
+            f"{self.field}: expected {self.lowest} to {self.highest} ms, what this server "
+            f"allows, found {self.found!r:.80}"
+        )
+
+
+class NotAdmittedError(ValueError):
+    """An import refused by :func:`admission`; ``refusal`` says which setting and why."""
+
+    def __init__(self, refusal: NotAdmitted) -> None:
+        super().__init__(str(refusal))
+        self.refusal = refusal
+
+
+def admission(document: MatchDocument) -> NotAdmitted | None:
+    """What this server asks of a record it imports beyond the record's own consistency, or None
+    when it asks nothing more: each setting in the range it allows its own matches
+    (:data:`SETTING_RANGES`: R7.1, R7.2, D3; D7's grace up to
+    :data:`FIRST_DECISION_GRACE_MS_MAX`, or null with the rule off). A record refused here may
+    still verify; ``specbid replay --verify`` and ``POST /api/records/verify`` say so."""
+    settings = document.match["settings"]
     ranges = {**SETTING_RANGES, FIRST_DECISION_GRACE: (0, FIRST_DECISION_GRACE_MS_MAX)}
     for name, (lowest, highest) in ranges.items():
-        value = header["settings"].get(name)
+        value = settings.get(name)
         if value is None and name == FIRST_DECISION_GRACE:
             continue  # D7 off, as for every document before format 4
         if not lowest <= value <= highest:
-            raise RecordFormatError(
-                f"match.settings.{name}: expected {lowest} to {highest} ms, what this server "
-                f"allows, found {value!r:.80}"
-            )
-    ended = header["ended_at_ms"]
-    last = document.versions[-1]["wall_ms"] if document.versions else None
-    if ended is not None and last is not None and ended != last:
-        raise RecordFormatError(
-            f"match.ended_at_ms: expected {last} (the last version's wall_ms: a match ends with "
-            f"its last version), found {ended!r:.80}"
-        )
-    ended = ended if ended is not None else last
-    created = header["created_at_ms"]
-    if ended is not None and created > ended:
-        raise RecordFormatError(
-            f"match.created_at_ms: expected no later than the match's end, ended_at_ms {ended}, "
-            f"found {created!r:.80}"
-        )
+            return NotAdmitted(f"match.settings.{name}", lowest, highest, value)
+    return None
 
 
 def version_of(record: EventRecord) -> dict[str, Any]:

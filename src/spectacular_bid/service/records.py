@@ -68,7 +68,9 @@ def build_document(
 ) -> MatchDocument:
     """The document of an ended match. ``names`` maps player ids to display names; ``rounds`` are
     the stored rounds, completed from the event log where a row is missing (a crash between a
-    version and its round row)."""
+    version and its round row). Its end is its last version's ``wall_ms``: the same value the
+    server stores in both since format 2, and the one a match stored by release 0.1.0, whose
+    header may say a millisecond or so earlier (``record_document``), verifies by."""
     by_number = {r.number: r for r in rounds_from_events(header.id, events)}
     by_number.update({r.number: r for r in rounds})
     settings = dict(header.settings) if isinstance(header.settings, Mapping) else header.settings
@@ -89,7 +91,7 @@ def build_document(
         "reason": header.reason,
         "rated": header.rated,
         "created_at_ms": header.created_at_ms,
-        "ended_at_ms": header.ended_at_ms,
+        "ended_at_ms": events[-1].wall_ms if events else header.ended_at_ms,
         "players": players,
     }
     if imported:
@@ -176,13 +178,17 @@ def records_for_import(
     own form: never the document's, which is only data here (its ``imported_id``), so that no
     record picks an id (``-rf``, ``null``, another match's). Its players become new guests whose
     token nobody holds; the match is marked imported and is not rated here, whatever the document
-    says. A document with no ``ended_at_ms`` ended with its last version."""
+    says. It ended with its last version, whose ``wall_ms`` is its end here: a format-1 header
+    may say a millisecond or so earlier (``record_document``), and the match's own export, in the
+    current format, must say what it verifies by."""
     if match_id is None:
         match_id = new_match_id()
     header = document.match
     ended_at_ms = header["ended_at_ms"]
-    if ended_at_ms is None:
-        ended_at_ms = document.versions[-1]["wall_ms"] if document.versions else now_wall_ms
+    if document.versions:
+        ended_at_ms = document.versions[-1]["wall_ms"]
+    elif ended_at_ms is None:
+        ended_at_ms = now_wall_ms
     players, seats = _imported_players(document, now_wall_ms)
     record = MatchRecord(
         id=match_id,

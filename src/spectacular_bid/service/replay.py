@@ -15,9 +15,10 @@ readings (:func:`infer_received_ms`), which determine it wherever it changed a b
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from spectacular_bid.clock import ClockSettings, MatchClock
 from spectacular_bid.rules.actions import Abort, AbortReason, Flag
@@ -51,15 +52,21 @@ from spectacular_bid.service.discrepancy import (
     RecordMismatchError,
     check,
     compact,
+    first_difference,
 )
 from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import rated_policy
 from spectacular_bid.service.record_document import (
+    ENDED_WITH_LAST_VERSION_SINCE,
     FIRST_DECISION_GRACE,
     IMPORTED,
     MatchDocument,
+    NotAdmitted,
+    NotAdmittedError,
+    admission,
+    parse_document,
     version_of,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
@@ -135,16 +142,16 @@ class Replay:
         state = new_match(mode, creator, service_settings, created_ms, typed)
         return cls(state, names, accounts)
 
-    def step(self, version: Mapping[str, Any]) -> Entry:
+    def step(self, version: Mapping[str, Any], at: str | None = None) -> Entry:
         """Re-run one recorded version; raise :class:`RecordMismatchError` if the machine does
-        not accept it."""
+        not accept it (``at``: where the version is in its document, ``versions[11]``)."""
         where = f"version {version.get('version')}"
         try:
             entry = self._step(version)
         except (RulesError, ValueError, KeyError, TypeError) as exc:
-            raise _refused(where, version, str(exc)) from None
+            raise _refused(where, version, str(exc), at) from None
         if isinstance(entry, Rejection):
-            raise _refused(where, version, str(entry))
+            raise _refused(where, version, str(entry), at)
         self.entries.append(entry)
         return entry
 
@@ -237,14 +244,15 @@ def _recorded_name(version: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _refused(where: str, version: Mapping[str, Any], why: str) -> RecordMismatchError:
-    return RecordMismatchError(
-        Discrepancy(
-            where,
-            "command",
-            "a command the match machine accepts",
-            f"{compact(version.get('command'))} ({why})",
-        )
+def _refused(
+    where: str, version: Mapping[str, Any], why: str, at: str | None
+) -> RecordMismatchError:
+    return RecordMismatchError.of(
+        where,
+        "command",
+        "a command the match machine accepts",
+        f"{compact(version.get('command'))} ({why})",
+        at=at,
     )
 
 
@@ -265,8 +273,8 @@ def replay_of(document: MatchDocument) -> Replay:
     try:
         return Replay.of(MatchMode(header["mode"]), header["settings"], names, first, accounts)
     except (ValueError, KeyError, TypeError) as exc:
-        raise RecordMismatchError(
-            Discrepancy("match", "settings", "a valid time control", f"{exc}")
+        raise RecordMismatchError.of(
+            "match", "settings", "a valid time control", f"{exc}", at="match"
         ) from None
 
 
@@ -284,20 +292,81 @@ class Verified:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedRecord:
+    """A record document as every reader checks it (:func:`check_record`)."""
+
+    document: MatchDocument
+    outcome: Verified | Discrepancy
+    """What it contains when it verifies, else its first discrepancy."""
+    not_admitted: NotAdmitted | None
+    """Why this server's import would refuse it, whether it verifies or not
+    (:func:`~spectacular_bid.service.record_document.admission`); None when it asks nothing
+    more of it."""
+
+    @property
+    def verified(self) -> Verified | None:
+        return self.outcome if isinstance(self.outcome, Verified) else None
+
+    @property
+    def importable(self) -> bool:
+        """Whether ``POST /api/records`` on this server stores it."""
+        return self.verified is not None and self.not_admitted is None
+
+    def admitted(self) -> Verified:
+        """What an import stores; raise :class:`NotAdmittedError` if this server does not admit
+        the record (checked first, as the import always has), else
+        :class:`RecordMismatchError` if it does not verify."""
+        if self.not_admitted is not None:
+            raise NotAdmittedError(self.not_admitted)
+        if isinstance(self.outcome, Discrepancy):
+            raise RecordMismatchError(self.outcome)
+        return self.outcome
+
+
+def check_record(data: object) -> CheckedRecord:
+    """The one check of a record document, made alike by ``specbid replay --verify``, ``POST
+    /api/records/verify`` and ``POST /api/records``: its shape (raising
+    :class:`~spectacular_bid.service.record_document.RecordFormatError`), its own consistency
+    (:func:`verify`) and, apart, what this server's import asks beyond it (its admission), so
+    that a record that verifies imports unless this server's own ranges refuse it, and the
+    verify answers say so."""
+    document = parse_document(data)
+    not_admitted = admission(document)
+    try:
+        return CheckedRecord(document, verify(document), not_admitted)
+    except RecordMismatchError as exc:
+        return CheckedRecord(document, exc.discrepancy, not_admitted)
+
+
 def verify(document: MatchDocument) -> Verified:
     """Re-run ``document`` through the machine and check every version's seat, events (each
     balance included), command, times and whole clock reading — ``now_ms`` and every other
-    field, and no field more — every round's commitment and reveal, and the header's result.
-    Raise :class:`RecordMismatchError` with the first discrepancy.
+    field, and no field more — every round's commitment and reveal, and the header's result and
+    times (:func:`_check_header_times`). Raise :class:`RecordMismatchError` with the first
+    discrepancy.
 
     The times are the record's inputs, so they are held to what the server's own clock could
     have given (:func:`_check_times`); a format-1 version's inferred ``received_ms`` is held to
-    the same."""
+    the same. A version's recorded inputs — its ``mono_ms``, ``received_ms`` and a deal's deck —
+    determine the rest of it, so a changed input shows first as a clock reading or an event
+    that differs; the discrepancy then names the input when the record's other fields show
+    which one it was (:func:`_changed_input`)."""
+    try:
+        return _verify(document)
+    except RecordMismatchError as exc:
+        changed = _changed_input(document, exc.discrepancy)
+        if changed is None:
+            raise
+        raise RecordMismatchError(changed) from None
+
+
+def _verify(document: MatchDocument) -> Verified:
     replayer = replay_of(document)
     previous_ms: int | None = None
     for index, version in enumerate(document.versions):
-        where = f"version {version['version']}"
-        check(where, "version", index + 1, version["version"])
+        where, at = f"version {version['version']}", f"versions[{index}]"
+        check(where, "version", index + 1, version["version"], at=at)
         restarted = _is_restart(version) or version["command"].get("type") == "resume"
         mono_ms = version["mono_ms"]
         if previous_ms is not None and mono_ms < previous_ms and not restarted:
@@ -306,13 +375,15 @@ def verify(document: MatchDocument) -> Verified:
                 "mono_ms",
                 f"at least {previous_ms}, the previous version's: the server's clock is monotonic",
                 mono_ms,
+                at=at,
             )
-        entry = replayer.step(version)
-        check(where, "seat", str(entry.seat) if entry.seat is not None else None, version["seat"])
-        check(where, "events", [event_json(e) for e in entry.events], version["events"])
-        check(where, "command", command_json(entry.command), version["command"])
-        _check_times(where, version, entry, restarted)
-        check(where, "clock", clock_json(entry.clock), version["clock"])
+        entry = replayer.step(version, at)
+        seat = str(entry.seat) if entry.seat is not None else None
+        check(where, "seat", seat, version["seat"], at=at)
+        check(where, "events", [event_json(e) for e in entry.events], version["events"], at=at)
+        check(where, "command", command_json(entry.command), version["command"], at=at)
+        _check_times(where, at, version, entry, restarted)
+        check(where, "clock", clock_json(entry.clock), version["clock"], at=at)
         previous_ms = mono_ms
     state = replayer.state
     match = state.match
@@ -324,13 +395,125 @@ def verify(document: MatchDocument) -> Verified:
     winner = str(result.winner) if result.winner is not None else None
     status = MatchStatus.FINISHED if winner is not None else MatchStatus.ABORTED
     header = document.match
-    check("match", "status", status.value, header["status"])
-    check("match", "winner", winner, header["winner"])
-    check("match", "reason", result.reason.value, header["reason"])
+    check("match", "status", status.value, header["status"], at="match")
+    check("match", "winner", winner, header["winner"], at="match")
+    check("match", "reason", result.reason.value, header["reason"], at="match")
     policy = rated_policy(document.format_version)
     rated = policy(state.mode, state.seats, state.settings.clock, result)
-    check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"])
+    check("match", "rated", rated and not header.get(IMPORTED, False), header["rated"], at="match")
+    _check_header_times(document)
     return Verified(document.id, len(document.versions), _deals(replayer), winner, header["reason"])
+
+
+def _check_header_times(document: MatchDocument) -> None:
+    """A match ends with its last version: its header's ``ended_at_ms`` is that version's
+    ``wall_ms`` (in format 1 at most that, as release 0.1.0 read it just before; see
+    :mod:`~spectacular_bid.service.record_document`), and it was not created after it ended.
+    The wall times of the versions are not held to rise: the wall clock may be stepped back
+    (the match clock never reads it)."""
+    header = document.match
+    ended, created = header["ended_at_ms"], header["created_at_ms"]
+    last_ms = document.versions[-1]["wall_ms"] if document.versions else None
+    if ended is not None and last_ms is not None:
+        last = f"versions[{len(document.versions) - 1}].wall_ms"
+        if document.format_version >= ENDED_WITH_LAST_VERSION_SINCE and ended != last_ms:
+            raise RecordMismatchError.of(
+                "match",
+                "ended_at_ms",
+                f"{last_ms}, the last version's time ({last}): a match ends with its last version",
+                ended,
+                at="match",
+            )
+        elif ended > last_ms:
+            raise RecordMismatchError.of(
+                "match",
+                "ended_at_ms",
+                f"at most {last_ms}, the last version's time ({last}): format 1 read the end "
+                "of a match just before it",
+                ended,
+                at="match",
+            )
+    end = ended if ended is not None else last_ms
+    if end is not None and created > end:
+        raise RecordMismatchError.of(
+            "match",
+            "created_at_ms",
+            f"no later than {end}, the match's end (ended_at_ms)",
+            created,
+            at="match",
+        )
+
+
+_VERSION_AT: Final = re.compile(r"versions\[([0-9]+)\]")
+
+
+def _changed_input(document: MatchDocument, found: Discrepancy) -> Discrepancy | None:
+    """The recorded input of ``found``'s version that was changed, when the record's other
+    fields show it: set to what they imply, the whole record verifies. Its ``mono_ms`` is its
+    clock reading's ``now_ms``; its ``received_ms``, where the reading charged a bank, is when
+    the bank says the command came (R7.7); a deal's deck is the one its round's reveal shows.
+    Where two fields disagree and either could have been changed alone (a standing clock's
+    ``now_ms`` and its version's ``mono_ms``), the input is named and the expected value says
+    which field it is read from. None when no single input explains the discrepancy."""
+    place = _VERSION_AT.match(found.path or "")
+    if place is None:
+        return None
+    index = int(place[1])
+    version = document.versions[index]
+    for name, value, source in _candidates(document, index, found.field):
+        trial = _with_input(document, index, name, value)
+        try:
+            _verify(trial)
+        except RecordMismatchError:
+            continue
+        recorded = version["command"]["deck"] if name == "command.deck" else version[name]
+        path, mine, theirs = first_difference(value, recorded, name)
+        expected = f"{mine}, {source}" if isinstance(mine, int) else mine
+        return Discrepancy(found.where, path, expected, theirs, f"versions[{index}].{path}")
+    return None
+
+
+def _candidates(
+    document: MatchDocument, index: int, differing: str
+) -> Iterator[tuple[str, object, str]]:
+    """What the rest of version ``index`` says each of its inputs was — (the input, its value,
+    where it is read from) — for an input that can explain a difference in ``differing``."""
+    version = document.versions[index]
+    clock = version["clock"] if isinstance(version["clock"], dict) else {}
+    now_ms = clock.get("now_ms")
+    timed = differing.startswith("clock.") or differing == "received_ms"
+    if timed and _is_ms(now_ms) and now_ms != version["mono_ms"]:
+        yield "mono_ms", now_ms, "the time of its clock reading (clock.now_ms)"
+    received = version.get("received_ms")
+    if differing.startswith("clock.bank_left_ms") and _is_ms(received):
+        replayer = replay_of(document)
+        for earlier in document.versions[:index]:
+            replayer.step(earlier)
+        inferred = infer_received_ms(replayer.state.clock, clock, version["mono_ms"])
+        if inferred != received:
+            yield "received_ms", inferred, "when its clock reading's bank says it came (R7.7)"
+    command = version["command"]
+    if differing.startswith("events") and command.get("type") == "deal":
+        number = sum(v["command"].get("type") == "deal" for v in document.versions[: index + 1])
+        shown = next((r["deck"] for r in document.rounds if r["number"] == number), None)
+        if isinstance(shown, list) and shown != command.get("deck"):
+            yield "command.deck", shown, f"the deck its round's reveal shows (round {number})"
+
+
+def _is_ms(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_input(document: MatchDocument, index: int, name: str, value: object) -> MatchDocument:
+    """``document`` with input ``name`` of version ``index`` set to ``value`` (nothing shared
+    with it is changed)."""
+    version = dict(document.versions[index])
+    if name == "command.deck":
+        version["command"] = {**version["command"], "deck": value}
+    else:
+        version[name] = value
+    versions = [*document.versions[:index], version, *document.versions[index + 1 :]]
+    return replace(document, versions=versions)
 
 
 def _is_restart(version: Mapping[str, Any]) -> bool:
@@ -345,13 +528,15 @@ def _is_restart(version: Mapping[str, Any]) -> bool:
     )
 
 
-def _check_times(where: str, version: Mapping[str, Any], entry: Entry, restarted: bool) -> None:
+def _check_times(
+    where: str, at: str, version: Mapping[str, Any], entry: Entry, restarted: bool
+) -> None:
     """A version is timed when the machine made it (never before its clock's last time), and
     its command was received then or earlier, at the time the machine charged it (R7.7)."""
-    check(where, "mono_ms", entry.now_ms, version["mono_ms"])
+    check(where, "mono_ms", entry.now_ms, version["mono_ms"], at=at)
     recorded = version.get("received_ms")
     if recorded is not None:
-        check(where, "received_ms", entry.received_ms, recorded)
+        check(where, "received_ms", entry.received_ms, recorded, at=at)
     if entry.received_ms > entry.now_ms and not restarted:
         raise RecordMismatchError.of(
             where,
@@ -359,6 +544,7 @@ def _check_times(where: str, version: Mapping[str, Any], entry: Entry, restarted
             f"at most {entry.now_ms}, the version's mono_ms: a command is received before it "
             "is applied",
             entry.received_ms,
+            at=at,
         )
 
 
@@ -372,18 +558,19 @@ def _check_rounds(document: MatchDocument, replayer: Replay) -> None:
     deals = [e.command for e in replayer.entries if isinstance(e.command, SaltedDeal)]
     check("rounds", "length", len(deals), len(document.rounds))
     for number, (deal, row) in enumerate(zip(deals, document.rounds, strict=True), start=1):
-        where = f"round {number}"
-        check(where, "number", number, row["number"])
-        check(where, "commitment", deck_commitment(deal.deck, deal.salt), row["commitment"])
-        check(where, "salt", deal.salt, row["salt"])
-        check(where, "deck", [tile_text(t) for t in deal.deck], row["deck"])
+        where, at = f"round {number}", f"rounds[{number - 1}]"
+        commitment = deck_commitment(deal.deck, deal.salt)
+        check(where, "number", number, row["number"], at=at)
+        check(where, "commitment", commitment, row["commitment"], at=at)
+        check(where, "salt", deal.salt, row["salt"], at=at)
+        check(where, "deck", [tile_text(t) for t in deal.deck], row["deck"], at=at)
         try:
             tiles = [parse_tile(t) for t in row["deck"]]
         except ValueError:
             tiles = []
         if not verify_commitment(row["commitment"], tiles, row["salt"]):
-            raise RecordMismatchError(
-                Discrepancy(where, "commitment", "sha256(salt:deck)", row["commitment"])
+            raise RecordMismatchError.of(
+                where, "commitment", "sha256(salt:deck)", row["commitment"], at=at
             )
 
 

@@ -6,8 +6,9 @@
 - ``POST /api/records``: a record document, verified through the engine and stored, so that it
   can be read and replayed here too;
 - ``POST /api/records/verify``: a record document checked exactly as ``specbid replay --verify``
-  checks it (:func:`~spectacular_bid.service.replay.verify`), and nothing stored: the replay
-  viewer's "Verify" button, for a match's own record or a file the person chooses.
+  and the import check it (:func:`~spectacular_bid.service.replay.check_record`), and nothing
+  stored: the replay viewer's "Verify" button, for a match's own record or a file the person
+  chooses.
 """
 
 from __future__ import annotations
@@ -21,17 +22,16 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response, status
 
 from spectacular_bid.service.computer import level_of
-from spectacular_bid.service.discrepancy import Discrepancy, RecordMismatchError
+from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.listings import EndedMatch
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
 from spectacular_bid.service.record_document import (
     WALL_MS_MAX,
-    MatchDocument,
+    NotAdmittedError,
     RecordFormatError,
-    parse_document,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-from spectacular_bid.service.replay import Verified, verify
+from spectacular_bid.service.replay import CheckedRecord, Verified, check_record
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
 from spectacular_bid.web.http_limits import RecordLimit
@@ -104,6 +104,9 @@ class RecordDiscrepancy(WireModel):
     """The version it is in; null when it is in a round or the header."""
     field: str
     """The field that differs: ``events``, ``clock``, ``commitment``, ``winner``…"""
+    path: str | None
+    """The field's path in the document, as a format error names one: ``versions[40].mono_ms``,
+    ``rounds[1].deck[5]``, ``match.ended_at_ms``; null for no single field."""
     expected: str
     """What the engine gives there, as ``specbid replay --verify`` prints it."""
     found: str
@@ -125,6 +128,13 @@ class RecordCheck(WireModel):
     reason: str | None
     discrepancy: RecordDiscrepancy | None
     """The first difference; null when verified."""
+    importable: bool
+    """True when ``POST /api/records`` on this server stores it: it verifies and this server
+    admits it."""
+    import_refusal: str | None
+    """Why this server's import refuses it although it may verify (a setting outside the range
+    this server allows its own matches, with that range), as the import says it after ``this
+    server does not import it:``; null when it asks nothing more."""
 
 
 def record_url(match_id: str) -> str:
@@ -258,16 +268,18 @@ async def read_replay(match_id: str, service: Service) -> Response:
 async def import_record(
     request: Request, _limit: RecordLimit, _player: CurrentPlayer, service: Service
 ) -> ImportedRecord:
-    """Import a record document: it is re-run through the engine first (as ``specbid replay
-    --verify`` does: every event, balance, command, time and clock reading) and refused with
-    ``422 bad_message`` naming the first discrepancy, as is a field the format does not have, a
-    number no record holds, settings this server does not allow or wall times that disagree.
-    The match gets a fresh id here; the record's own is kept as ``imported_id``."""
+    """Import a record document: it is checked exactly as ``specbid replay --verify`` checks it
+    (every event, balance, command, time and clock reading re-run through the engine, and the
+    header's times) and refused with ``422 bad_message`` naming the first discrepancy, as is a
+    field the format does not have, a number no record holds, or settings this server does not
+    allow. The match gets a fresh id here; the record's own is kept as ``imported_id``."""
     data = await _record_body(request)
     try:
         match_id, verified = await service.import_record(data)
     except RecordFormatError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, f"not a match record: {exc}") from None
+    except NotAdmittedError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"this server does not import it: {exc}") from None
     except RecordMismatchError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, f"the record does not verify: {exc}") from None
     except StorageError as exc:
@@ -298,51 +310,57 @@ _RECORD_BODY: Final = {
     openapi_extra=_RECORD_BODY,
 )
 async def verify_record(request: Request, _limit: RecordLimit) -> RecordCheck:
-    """Check a record document as ``specbid replay --verify`` does — re-run through the match
-    machine, every event, balance, command, time, clock reading, deck commitment and the result
-    compared — and store nothing: ``verified`` with what was checked, or the first discrepancy
-    (its version, field, what the engine expected and what the record holds). A document that
-    is no match record of a known format is ``422 bad_message``, as the command line's error."""
+    """Check a record document as ``specbid replay --verify`` and the import do — re-run
+    through the match machine, every event, balance, command, time, clock reading, deck
+    commitment, the result and the header's times compared — and store nothing: ``verified``
+    with what was checked, or the first discrepancy (its version, field, path, what the engine
+    expected and what the record holds), and whether this server's import would store it. A
+    document that is no match record of a known format is ``422 bad_message``, as the command
+    line's error."""
     data = await _record_body(request)
     try:
-        document = parse_document(data)
+        # Off the event loop: re-running a long match takes a while, and the loop times clocks.
+        checked = await asyncio.to_thread(check_record, data)
     except RecordFormatError as exc:
         raise Rejection(ErrorCode.BAD_MESSAGE, f"not a match record: {exc}") from None
-    # Off the event loop: re-running a long match takes a while, and the loop times clocks.
-    outcome = await asyncio.to_thread(_verified, document)
-    if isinstance(outcome, Verified):
+    return record_check(checked)
+
+
+def record_check(checked: CheckedRecord) -> RecordCheck:
+    """The answer of ``POST /api/records/verify`` for a checked record."""
+    refusal = None if checked.not_admitted is None else str(checked.not_admitted)
+    found = checked.outcome
+    if isinstance(found, Verified):
         return RecordCheck(
             verified=True,
-            match_id=document.id,
-            versions=outcome.versions,
-            rounds=outcome.rounds,
-            winner=_SEAT_NAMES.get(outcome.winner or ""),
-            reason=outcome.reason,
+            match_id=checked.document.id,
+            versions=found.versions,
+            rounds=found.rounds,
+            winner=_SEAT_NAMES.get(found.winner or ""),
+            reason=found.reason,
             discrepancy=None,
+            importable=checked.importable,
+            import_refusal=refusal,
         )
     return RecordCheck(
         verified=False,
-        match_id=document.id,
+        match_id=checked.document.id,
         versions=None,
         rounds=None,
         winner=None,
         reason=None,
         discrepancy=RecordDiscrepancy(
-            where=outcome.where,
-            version=_version_in(outcome.where),
-            field=outcome.field,
-            expected=outcome.expected_text,
-            found=outcome.found_text,
-            message=str(outcome),
+            where=found.where,
+            version=_version_in(found.where),
+            field=found.field,
+            path=found.path,
+            expected=found.expected_text,
+            found=found.found_text,
+            message=str(found),
         ),
+        importable=False,
+        import_refusal=refusal,
     )
-
-
-def _verified(document: MatchDocument) -> Verified | Discrepancy:
-    try:
-        return verify(document)
-    except RecordMismatchError as exc:
-        return exc.discrepancy
 
 
 _VERSION_PLACE: Final = re.compile(r"version ([0-9]+)")
