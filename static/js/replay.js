@@ -6,7 +6,8 @@ import { h, fill, mmss, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
 import { ApiError, readChat, readReplay } from "./api.js";
 import { loadMuted, renderChatLines } from "./chat.js";
-import { renderBoard, boundsFor } from "./board.js";
+import { renderBoard } from "./board.js";
+import { TableBounds } from "./fit.js";
 import { chipStack } from "./chips.js";
 import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
@@ -41,6 +42,7 @@ class ReplayViewer {
     this.timer = null;
     this.destroyed = false;
     this.cleanups = [];
+    this.tableBounds = new TableBounds();
   }
 
   async start() {
@@ -105,7 +107,8 @@ class ReplayViewer {
     return h("section", { class: `seat replay-seat seat-${seat}`, "data-seat": seat },
       h("div", { class: "seat-head" },
         h("span", { class: "avatar", "aria-hidden": "true" }),
-        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }), h("span", { class: "seat-tags" }))),
+        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }))),
+      h("div", { class: "seat-tags" }),
       h("div", { class: "seat-body" },
         h("div", { class: "balance", "data-balance": seat, role: "img" }),
         h("div", { class: "clock-slot" }, clock)),
@@ -123,7 +126,10 @@ class ReplayViewer {
         h("div", { class: "match-heading" },
           h("h1", { id: "replay-title", class: "match-title" }),
           h("p", { class: "match-sub" })),
-        h("div", { class: "match-meta" }, h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+        h("div", { class: "match-meta" },
+          // A narrow screen keeps the moves and the chat in a drawer this opens.
+          h("button", { type: "button", class: "btn btn-ghost btn-small side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "replay-side" }, t("replay.moves")),
+          h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
         h("div", { class: "replay-stage" },
@@ -141,7 +147,8 @@ class ReplayViewer {
             h("div", { class: "board-wrap" }, document.createElementNS("http://www.w3.org/2000/svg", "svg")),
             h("div", { class: "board-info" }, h("div", { class: "ends", id: "replay-ends" }), h("div", { class: "boneyard" }, h("span", { class: "boneyard-label" }), " ", h("span", { class: "count", id: "replay-boneyard" })))),
           this.seatBox("first")),
-        h("aside", { class: "replay-side card" },
+        h("aside", { id: "replay-side", class: "replay-side card" },
+          h("button", { type: "button", class: "btn btn-ghost btn-icon side-close", "data-action": "side-close", "aria-label": t("drawer.close"), title: t("drawer.close") }, "✕"),
           h("h2", { class: "card-title" }, t("replay.moves")),
           h("ol", { id: "replay-moves", class: "replay-moves" }),
           h("section", { id: "replay-chat", class: "replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
@@ -160,12 +167,22 @@ class ReplayViewer {
     this.root.querySelector("[data-action=step-back]").addEventListener("click", () => this.go(this.index - 1));
     this.root.querySelector("[data-action=step-forward]").addEventListener("click", () => this.go(this.index + 1));
     this.root.querySelector("[data-action=play]").addEventListener("click", () => (this.timer ? this.pause() : this.play()));
+    this.root.querySelector("[data-action=side]").addEventListener("click", () => this.openSide(this.root.dataset.side !== "open"));
+    this.root.querySelector("[data-action=side-close]").addEventListener("click", () => this.openSide(false));
     this.root.querySelector("#replay-round").addEventListener("change", (event) => {
       const round = Number(event.target.value);
       const i = this.frames.findIndex((f) => f.round === round);
       if (i >= 0) this.go(i);
     });
     this.buildMoves();
+  }
+
+  /** The drawer of the moves and the chat on a narrow screen. */
+  openSide(open) {
+    if (open) this.root.dataset.side = "open";
+    else delete this.root.dataset.side;
+    this.root.querySelector("[data-action=side]").setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) this.scrollMoves();
   }
 
   /** What was said at the table, both channels (issue 12 item 1); a record imported from a
@@ -260,6 +277,10 @@ class ReplayViewer {
 
   onKey(event) {
     if (isRulesOpen() || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Escape" && this.root.dataset.side === "open") {
+      this.openSide(false);
+      return;
+    }
     const target = event.target;
     if (target && target.closest && target.closest("input, select, textarea")) return;
     const onButton = target && target.closest && target.closest("button, a");
@@ -325,13 +346,19 @@ class ReplayViewer {
     const list = root.querySelector("#replay-moves");
     list.querySelectorAll("[aria-current]").forEach((el) => el.removeAttribute("aria-current"));
     const current = list.querySelector(`[data-index="${this.index}"]`);
-    if (current) {
-      current.setAttribute("aria-current", "step");
-      const top = current.offsetTop - list.clientHeight / 2;
-      list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
-    }
+    if (current) current.setAttribute("aria-current", "step");
+    this.scrollMoves();
     const select = root.querySelector("#replay-round");
     if (select.value !== String(frame.round)) select.value = String(frame.round);
+  }
+
+  /** The current move in the middle of the list. */
+  scrollMoves() {
+    const list = this.root.querySelector("#replay-moves");
+    const current = list.querySelector("[aria-current]");
+    if (!current) return;
+    const top = current.offsetTop - list.offsetTop - list.clientHeight / 2;
+    list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
   }
 
   renderSeat(view, seat, frame) {
@@ -339,6 +366,7 @@ class ReplayViewer {
     const name = seatName(view, seat);
     box.querySelector(".avatar").textContent = (name || "?").charAt(0).toUpperCase();
     box.querySelector(".seat-name").textContent = name;
+    box.querySelector(".seat-name").title = name;
     const tags = [];
     if (view.jockey === seat) tags.push(h("span", { class: "tag tag-jockey" }, `★ ${t("seat.jockey")}`));
     if (view.to_act === seat && !view.result) tags.push(h("span", { class: "tag tag-turn" }, `▶ ${t("seat.to_act")}`));
@@ -374,7 +402,7 @@ class ReplayViewer {
     const wrap = this.root.querySelector(".board-wrap");
     const board = frame.view.board;
     svg.setAttribute("aria-label", t("board.aria", { n: board ? board.tiles.length : 0 }));
-    renderBoard(svg, board, { bounds: boundsFor(wrap.clientWidth), emptyText: t("board.empty") });
+    renderBoard(svg, board, { bounds: this.tableBounds.of(wrap, frame.round), emptyText: t("board.empty") });
   }
 
   renderControls() {
@@ -386,7 +414,7 @@ class ReplayViewer {
     root.querySelector("[data-action=last]").disabled = this.index >= last;
     const play = root.querySelector("[data-action=play]");
     play.setAttribute("aria-pressed", this.timer ? "true" : "false");
-    fill(play, icon(this.timer ? "pause" : "play"), " ", this.timer ? t("replay.pause") : t("replay.play"));
+    fill(play, icon(this.timer ? "pause" : "play"), h("span", { class: "btn-label" }, this.timer ? t("replay.pause") : t("replay.play")));
     root.querySelector("#replay-position").textContent = t("replay.position", { i: this.index + 1, n: this.frames.length });
   }
 }

@@ -24,6 +24,8 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
     avatar.textContent = (name || "?").trim().charAt(0).toUpperCase();
     nameEl.textContent = isYou ? t("seat.you_name", { name }) : name;
   }
+  // A name cut short on a narrow screen is read whole on hover or a long press.
+  setAttr(nameEl, "title", nameEl.textContent.trim());
   setAttr(panel, "data-to-act", match.to_act === seat && match.status === "active" ? "true" : "false");
 
   const tags = [];
