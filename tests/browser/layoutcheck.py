@@ -36,11 +36,25 @@ FOLDER = SCREENSHOTS / "layout"
 NAME_MIN = 8
 """The fewest characters of a name shown when it has to be cut (the whole name on hover)."""
 
-SETTLED_JS = """() => Promise.all(document.getAnimations()
-  .filter((a) => a.effect && a.effect.getTiming().iterations !== Infinity)
-  .map((a) => a.finished.catch(() => null)))"""
-"""Waits for every finite animation (a tile landing, chips flying, a score label floating up and
-fading): the layout is measured at rest."""
+SETTLED_JS = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done(true)));
+  // Not the transitions: a clock's ring eases to its new reading five times a second.
+  const running = () => document.getAnimations()
+    .filter((a) => a.playState === 'running' && !(a instanceof CSSTransition) && a.effect
+      && a.effect.getTiming().iterations !== Infinity);
+  for (let i = 0; i < 20; i++) {
+    await frame();
+    await frame();
+    const now = running();
+    if (!now.length) return true;
+    await Promise.all(now.map((a) => a.finished.catch(() => null)));
+  }
+  return false;
+}"""
+"""Waits until no finite animation runs (a tile landing, chips flying, a score label floating up
+and fading) for two frames in a row: the layout is measured at rest, after whatever a resize or
+a new language made the page redraw (a board drawn anew lands again). Transitions (a clock's
+ring, a tile raised a few pixels) are not waited for."""
 
 FRAMES_JS = """() => new Promise((done) =>
   requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"""
@@ -95,7 +109,7 @@ CHECK_JS = r"""(opts) => {
   }
   if (match) {
     const area = match.querySelector('.hand-area');
-    if (area && !area.hidden) need('#hand', match.querySelector('#hand'));
+    if (area && !area.hidden) need('.hand-area', area);
     const banner = match.querySelector('#turn-banner');
     if (banner && banner.textContent.trim()) need('#turn-banner', banner);
   }
@@ -307,21 +321,31 @@ def measure(page: Page, required: Sequence[str] = ()) -> dict[str, Any]:
     """The checker's raw answer for the page as it is now, at scroll 0 and at rest."""
     page.evaluate("() => window.scrollTo(0, 0)")
     page.evaluate(SETTLED_JS)
-    page.evaluate(FRAMES_JS)
     found: dict[str, Any] = page.evaluate(
         CHECK_JS, {"nameMin": NAME_MIN, "required": list(required)}
     )
     return found
 
 
-def check(page: Page, case: str, required: Sequence[str] = ()) -> list[str]:
+def check(
+    page: Page, case: str, required: Sequence[str] = (), least_tile_px: float = 0
+) -> list[str]:
     """The failures of the page now, each prefixed with ``case``; a screenshot of the screen is
     saved as ``layout/<case>.jpg`` either way (a JPEG: a PNG of a large screen takes
-    longer to encode than the measuring)."""
+    longer to encode than the measuring). With ``least_tile_px``, a board whose tiles are drawn
+    narrower than that fails too."""
     found = measure(page, required)
     FOLDER.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(screenshot_path(case)), type="jpeg", quality=70)
-    return [f"at {case}: {failure}" for failure in found["failures"]]
+    failures = list(found["failures"])
+    unit = found["board"]["unit"]
+    if least_tile_px and unit is not None and unit < least_tile_px:
+        table = found["board"]["table"]
+        failures.append(
+            f"board: tiles {unit:.0f} px wide in a {table['w']:.0f}×{table['h']:.0f} px table "
+            f"(at least {least_tile_px:.0f} px)"
+        )
+    return [f"at {case}: {failure}" for failure in failures]
 
 
 def screenshot_path(case: str) -> Path:
