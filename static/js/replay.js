@@ -8,6 +8,7 @@ import { ApiError, readChat, readReplay } from "./api.js";
 import { loadMuted, renderChatLines } from "./chat.js";
 import { renderBoard } from "./board.js";
 import { TableBounds } from "./fit.js";
+import { showsWholeOnTap } from "./seats.js";
 import { chipStack } from "./chips.js";
 import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
@@ -317,7 +318,8 @@ class ReplayViewer {
     const view = { ...frame.view, mode: frame.view.mode || this.header.mode, bot_level: this.header.bot_level, players: frame.view.players || this.header.players };
     const root = this.root;
     const names = `${seatName(view, "first")} – ${seatName(view, "second")}`;
-    root.querySelector("#replay-title").textContent = `${t("replay.title")} · ${names}`;
+    // The names are on the seats too: a phone shows "Replay" only.
+    fill(root.querySelector("#replay-title"), t("replay.title"), h("span", { class: "title-names" }, ` · ${names}`));
     const result = this.frames[this.frames.length - 1].view.result;
     root.querySelector(".match-sub").textContent = result
       ? result.winner
@@ -367,6 +369,7 @@ class ReplayViewer {
     box.querySelector(".avatar").textContent = (name || "?").charAt(0).toUpperCase();
     box.querySelector(".seat-name").textContent = name;
     box.querySelector(".seat-name").title = name;
+    showsWholeOnTap(box.querySelector(".seat-name"));
     const tags = [];
     if (view.jockey === seat) tags.push(h("span", { class: "tag tag-jockey" }, `★ ${t("seat.jockey")}`));
     if (view.to_act === seat && !view.result) tags.push(h("span", { class: "tag tag-turn" }, `▶ ${t("seat.to_act")}`));

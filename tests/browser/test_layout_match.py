@@ -21,7 +21,7 @@ from .conftest import Tabs
 from .layoutcheck import check
 from .policy import Choice, choices, simulate
 from .server import DECK_SEED
-from .ui import Tab, api_guest, check_offer, click_choice, press_start, wait_past
+from .ui import Tab, api_guest, check_offer, click_choice, press_start, seated, wait_past
 
 pytestmark = pytest.mark.browser
 
@@ -138,3 +138,26 @@ def test_a_whole_match_fits_a_laptop_and_a_phone(tabs: Tabs, lang: str) -> None:
         f"{len(screens.failures)} layout failures in {screens.checks} checks:\n"
         + "\n".join(screens.failures)
     )
+
+
+def test_a_phone_keeps_the_chat_in_a_drawer_that_counts_new_lines(tabs: Tabs) -> None:
+    """On a laptop the chat is beside the table; on a phone it is in a drawer opened from the
+    match bar, whose button counts the lines said while it was closed."""
+    ann = tabs.open("ann", **LAPTOP)
+    bob = tabs.open("bob", **PHONE)
+    seated(ann, bob)
+    toggle = bob.page.locator("[data-action=side]")
+    expect(ann.page.locator("#chat")).to_be_visible()
+    expect(ann.page.locator("[data-action=side]")).to_be_hidden()
+    expect(toggle).to_be_visible()
+    expect(bob.page.locator("#chat")).to_be_hidden()
+    ann.page.locator("#chat-input").fill("hello from the laptop")
+    ann.page.locator("#chat-input").press("Enter")
+    expect(toggle.locator(".side-unread")).to_have_text("1")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(bob.page.locator("#chat .chat-line")).to_contain_text("hello from the laptop")
+    expect(toggle.locator(".side-unread")).to_be_hidden()
+    bob.page.locator("[data-action=side-close]").click()
+    expect(bob.page.locator("#chat")).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
