@@ -1,12 +1,22 @@
 # syntax=docker/dockerfile:1
 # The server's image (issue 13 item 7): `docker build -t specbid .`, or `docker compose up`
-# (compose.yaml). Two stages, so that pip, its caches and the build backend stay out of what runs.
+# (compose.yaml). Separate build stages, so that npm, pip, their caches and the build backend
+# stay out of what runs.
 #
 # The project is installed *editable* at /app rather than as a wheel: the program finds its
 # Alembic migrations and the browser client beside `src/` (store/migrate.py's PROJECT_ROOT,
 # web/settings.py's REPO_STATIC), which a wheel in site-packages would not carry. The venv
 # (/opt/venv) and the tree (/app) are copied to the same paths, so the venv's link stays true.
 ARG PYTHON_VERSION=3.12
+ARG NODE_VERSION=20
+
+# The client's bundler: esbuild's own binary for this platform, from the npm registry at the
+# version package-lock.json pins. `specbid serve` bundles the browser client with it when it
+# starts (src/spectacular_bid/web/bundler.py); only the binary goes into the image, no Node.js.
+FROM node:${NODE_VERSION}-slim AS bundler
+WORKDIR /client
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
 
 FROM python:${PYTHON_VERSION}-slim AS builder
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -33,6 +43,7 @@ RUN groupadd --system --gid 10001 specbid \
     && chown specbid:specbid /data
 COPY --from=builder /opt/venv /opt/venv
 COPY --from=builder /app /app
+COPY --from=bundler /client/node_modules/@esbuild/linux-*/bin/esbuild /usr/local/bin/esbuild
 WORKDIR /app
 USER 10001:10001
 EXPOSE 8000

@@ -145,3 +145,19 @@ def test_haproxy_accepts_its_configuration() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Configuration file is valid" in result.stdout
+
+
+def test_the_image_carries_the_client_s_bundler() -> None:
+    """The server bundles the client at start (web/bundler.py): the image has esbuild's binary
+    on PATH, from the versions package-lock.json pins, and the build context keeps those files."""
+    text = DOCKERFILE.read_text(encoding="utf-8")
+    assert "COPY package.json package-lock.json ./" in text
+    assert "RUN npm ci --ignore-scripts" in text
+    assert re.search(
+        r"^COPY --from=\w+ \S+/bin/esbuild /usr/local/bin/esbuild$", text, re.MULTILINE
+    )
+    lines = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+    ignored = [line.strip() for line in lines if not line.startswith("#")]
+    assert "package.json" not in ignored
+    assert "package-lock.json" not in ignored
+    assert "node_modules" in ignored

@@ -16,7 +16,31 @@ function retryAfter(response) {
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
+// The API's first answers, given with the page (docs/PROTOCOL.md, "The client's page"): each is
+// taken once, at the first read of its path; a request that changes something forgets them all,
+// as they may no longer hold.
+let given = null;
+
+function givenAnswer(method, path) {
+  if (given === null) {
+    try {
+      given = new Map(Object.entries(JSON.parse(document.getElementById("client-answers")?.textContent || "{}")));
+    } catch {
+      given = new Map();
+    }
+  }
+  if (method !== "GET") {
+    given.clear();
+    return undefined;
+  }
+  const answer = given.get(path);
+  given.delete(path);
+  return answer;
+}
+
 async function call(method, path, body) {
+  const answer = givenAnswer(method, path);
+  if (answer !== undefined) return answer;
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
@@ -123,6 +147,8 @@ export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(
 export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);
 export const readBoard = (moves) => call("GET", `/api/board?moves=${encodeURIComponent(moves)}`);
 export const readLobby = () => call("GET", "/api/lobby");
+/** The page of the lobby's finished matches after the cursor before (docs/PROTOCOL.md). */
+export const readFinished = (before) => call("GET", `/api/lobby/finished?${new URLSearchParams({ before })}`);
 export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
 export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);
 export const readPlayer = (name) => call("GET", `/api/players/${encodeURIComponent(name)}`);
@@ -137,3 +163,52 @@ export const readRematch = (id) => call("GET", rematchPath(id));
 export const offerRematch = (id) => call("POST", rematchPath(id));
 /** Decline the opponent's offer, or withdraw one's own. */
 export const declineRematch = (id) => call("DELETE", rematchPath(id));
+
+/** How many times in all a request refused as busy is sent before the page gives up and leaves
+ * the choice to try again to the person (docs/PROTOCOL.md "When the server is busy"). */
+export const BUSY_TRIES = 4;
+
+/** The whole seconds a refusal asks to wait when it is a busy server's (503 server_busy, its
+ * Retry-After, at least 1), or null for any other error. */
+export function busyWaitS(err) {
+  if (!(err instanceof ApiError) || err.status !== 503 || err.code !== "server_busy") return null;
+  return Math.max(1, err.retryAfterS ?? 1);
+}
+
+/** make()'s answer, sent again while the server refuses it as busy: after each refusal it waits
+ * the server's Retry-After, telling onWait(seconds left, tries so far) every second, and sends at
+ * most tries times in all; then the last refusal is thrown. Aborting signal ends the wait with an
+ * AbortError; any other error is thrown at once. */
+export async function retryWhenBusy(make, { tries = BUSY_TRIES, onWait = () => {}, signal = null } = {}) {
+  for (let sent = 1; ; sent += 1) {
+    try {
+      return await make();
+    } catch (err) {
+      const waitS = busyWaitS(err);
+      if (waitS === null || sent >= tries) throw err;
+      await countDown(waitS, (left) => onWait(left, sent), signal);
+    }
+  }
+}
+
+function countDown(seconds, tick, signal) {
+  return new Promise((resolve, reject) => {
+    let timer = null;
+    const abort = () => {
+      clearTimeout(timer);
+      reject(new DOMException("the retry was cancelled", "AbortError"));
+    };
+    if (signal && signal.aborted) return abort();
+    if (signal) signal.addEventListener("abort", abort, { once: true });
+    const step = (left) => {
+      if (left <= 0) {
+        if (signal) signal.removeEventListener("abort", abort);
+        resolve();
+        return;
+      }
+      tick(left);
+      timer = setTimeout(() => step(left - 1), 1000);
+    };
+    step(seconds);
+  });
+}

@@ -1,6 +1,8 @@
 // Interface text in English, Ukrainian and Finnish: dictionaries in /i18n/{lang}.json, the choice
 // remembered in localStorage, <html lang> kept in step, and views told to redraw on a switch.
 
+import { assetUrl } from "./assets.js";
+
 export const LANGUAGES = ["en", "uk", "fi"];
 const STORAGE_KEY = "specbid.lang";
 
@@ -24,7 +26,7 @@ function initialLanguage() {
 
 async function load(lang) {
   if (!dictionaries[lang]) {
-    const response = await fetch(`/i18n/${lang}.json`);
+    const response = await fetch(assetUrl(`i18n/${lang}.json`));
     if (!response.ok) throw new Error(`missing dictionary ${lang}`);
     dictionaries[lang] = await response.json();
   }

@@ -1,7 +1,8 @@
 // The lobby (/): a display name or an account, the time control, the three ways to start a
 // match with a person and the one against the computer, and the lists of rematches offered to
 // this player, open challenges, live matches to watch and finished matches to replay, polled
-// while it is open.
+// while it is open. A creation the server refuses as busy is retried after its Retry-After,
+// saying so in the page (busyretry.js).
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -13,6 +14,8 @@ import { AccountPanel } from "./account.js";
 import { TimeControlPicker, controlTag } from "./timecontrol.js";
 import { ratingTag } from "./rating.js";
 import { ComputerPicker, computerSeatName } from "./computer.js";
+import { BusyRetry } from "./busyretry.js";
+import { FinishedList, ago, meta, withName } from "./lobbylists.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -39,6 +42,9 @@ class Lobby {
     this.timer = null;
     this.destroyed = false;
     this.busy = false;
+    this.action = 0; // the latest action's number: an older one's end leaves busy alone
+    this.retry = new BusyRetry();
+    this.finished = new FinishedList();
     this.cleanups = [];
     this.listKeys = new Map();
     this.account = new AccountPanel(() => this.sessionChanged());
@@ -67,6 +73,7 @@ class Lobby {
   destroy() {
     this.destroyed = true;
     clearTimeout(this.timer);
+    this.retry.cancel();
     for (const fn of this.cleanups) fn();
   }
 
@@ -159,13 +166,16 @@ class Lobby {
             modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
             modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
             modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")),
+          this.retry.el,
           this.computer.el)),
       h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
       h("div", { class: "lists" },
         list("rematch-offers", "rematch.list", "rematch.list"),
         list("open-challenges", "lobby.open_list", "lobby.open_empty"),
         list("live-matches", "lobby.live_list", "lobby.live_empty"),
-        list("finished-matches", "lobby.finished_list", "lobby.finished_empty")),
+        h("section", { class: "card list-card", "aria-labelledby": "finished-matches-title" },
+          h("h2", { class: "card-title", id: "finished-matches-title", "data-i18n": "lobby.finished_list" }),
+          this.finished.el)),
     );
     fill(this.main, this.root);
     this.renderAll();
@@ -179,6 +189,7 @@ class Lobby {
     document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
     this.timeControl.render();
     this.computer.render();
+    this.retry.render();
     this.renderIdentity();
     this.renderLists();
   }
@@ -247,55 +258,71 @@ class Lobby {
     return this.saveName();
   }
 
+  /** Start an action (a creation, a join, an accepted rematch) unless one is under way; a
+   * retry waiting for a busy server is cancelled by the new one. Returns the action's number,
+   * or null when it may not start. */
+  begin() {
+    if (this.busy && !this.retry.waiting) return null;
+    this.retry.cancel();
+    this.busy = true;
+    this.action += 1;
+    return this.action;
+  }
+
+  end(action) {
+    if (action === this.action) this.busy = false;
+  }
+
   /** fields: what the mode needs besides the time control ({level} for the computer). */
   async create(mode, fields = {}) {
-    if (this.busy) return;
-    this.busy = true;
+    const action = this.begin();
+    if (action === null) return;
     try {
       const control = this.timeControl.chosen();
       if (control === null) return;
       if (!(await this.ensureGuest())) return;
-      const created = await createMatch(mode, control, fields);
-      navigate(`/m/${created.id}`);
+      const created = await this.retry.run(() => createMatch(mode, control, fields), {
+        kind: mode === "bot" ? "computer" : "server",
+        again: () => this.create(mode, fields),
+      });
+      if (created && !this.destroyed) navigate(`/m/${created.id}`);
     } catch (err) {
-      if (mode === "bot" && err instanceof ApiError && err.status === 503) {
-        toast(t("computer.busy", { s: err.retryAfterS ?? 1 }), "error");
-      } else {
-        toast(err instanceof ApiError ? err.message : String(err), "error");
-      }
+      toast(err instanceof ApiError ? err.message : String(err), "error");
     } finally {
-      this.busy = false;
+      this.end(action);
     }
   }
 
   /** Accept (the rematch starts: go there) or decline a rematch offered from the archive. */
   async answerRematch(endedId, call) {
-    if (this.busy) return;
-    this.busy = true;
+    const action = this.begin();
+    if (action === null) return;
     try {
-      const answer = await call(endedId);
-      if (answer.match_id) navigate(`/m/${answer.match_id}`);
+      const answer = await this.retry.run(() => call(endedId), { again: () => this.answerRematch(endedId, call) });
+      if (answer && answer.match_id) navigate(`/m/${answer.match_id}`);
       else this.poll();
     } catch (err) {
       toast(err instanceof ApiError ? err.message : String(err), "error");
       this.poll();
     } finally {
-      this.busy = false;
+      this.end(action);
     }
   }
 
+  /** Join an open challenge: refused as busy only when another server process runs it and
+   * cannot be reached for a moment (docs/PROTOCOL.md "Several servers on one database"). */
   async accept(id) {
-    if (this.busy) return;
-    this.busy = true;
+    const action = this.begin();
+    if (action === null) return;
     try {
       if (!(await this.ensureGuest())) return;
-      await joinMatch(id);
-      navigate(`/m/${id}`);
+      const joined = await this.retry.run(() => joinMatch(id), { again: () => this.accept(id) });
+      if (joined && !this.destroyed) navigate(`/m/${id}`);
     } catch (err) {
       toast(err instanceof ApiError ? err.message : String(err), "error");
       this.poll();
     } finally {
-      this.busy = false;
+      this.end(action);
     }
   }
 
@@ -335,14 +362,7 @@ class Lobby {
       h("div", { class: "item-actions" },
         h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
     ]);
-    this.fillList("finished-matches", data.finished || [], (m) => [
-      h("div", { class: "item-main" },
-        h("span", { class: "item-title" }, versusLinks(m)),
-        h("span", { class: "item-meta" }, [t(`status.${m.status}`), ago(m.ended_at_ms || m.created_at_ms)].join(" · "))),
-      h("div", { class: "item-actions" },
-        h("a", { class: "btn btn-secondary btn-small", href: `/replay/${m.id}` }, t("lobby.replay")),
-        h("a", { class: "btn btn-ghost btn-small", href: `/m/${m.id}` }, t("lobby.result"))),
-    ]);
+    this.finished.update(data.finished || [], data.finished_next || null);
   }
 
   fillList(id, items, row) {
@@ -359,43 +379,11 @@ class Lobby {
   }
 }
 
-/** The text of key with its {name} replaced by nodes (a name and the tag beside it). */
-function withName(key, nodes) {
-  const [before, after = ""] = t(key, { name: "\u0000" }).split("\u0000");
-  return [before, h("span", { class: "item-name" }, nodes), after];
-}
-
-/** Parts of a meta line, " · " between the ones present. */
-function meta(parts) {
-  return parts.filter((part) => part).flatMap((part, i) => (i ? [" · ", part] : [part]));
-}
-
 function versus(m) {
   if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
   return `${m.first || "?"} ${t("lobby.vs")} ${computerSeatName(m, "second") || m.second || "…"}`;
 }
 
-/** The two names, each linking to its player's profile and archive (issue 11 item 3). */
-function versusLinks(m) {
-  const name = (seat) => {
-    const shown = computerSeatName(m, seat) || m[seat] || (seat === "first" ? "?" : "…");
-    const link = m[`${seat}_profile`];
-    return link ? h("a", { class: "player-link", href: link }, shown) : shown;
-  };
-  if (m.mode === "shared") return name("first");
-  return [name("first"), ` ${t("lobby.vs")} `, name("second")];
-}
-
 function inMinutes(minutes) {
   return new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" }).format(minutes, "minute");
-}
-
-function ago(ms) {
-  if (!ms) return "";
-  const seconds = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  const rtf = new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" });
-  if (seconds < 60) return rtf.format(-seconds, "second");
-  if (seconds < 3600) return rtf.format(-Math.round(seconds / 60), "minute");
-  if (seconds < 86400) return rtf.format(-Math.round(seconds / 3600), "hour");
-  return rtf.format(-Math.round(seconds / 86400), "day");
 }

@@ -2,6 +2,7 @@
 // (R7.8): the match underneath keeps receiving updates and its clocks keep running.
 
 import { readBoard } from "./api.js";
+import { assetUrl } from "./assets.js";
 import { renderBoard, boundsFor } from "./board.js";
 import { clear, h, s as svgEl } from "./dom.js";
 import { lang, onLanguageChange, t } from "./i18n.js";
@@ -19,7 +20,7 @@ async function loadRules() {
   const wanted = lang();
   if (loadedLang === wanted) return;
   try {
-    const response = await fetch(`/rules/${wanted}.html`);
+    const response = await fetch(assetUrl(`rules/${wanted}.html`));
     const html = response.ok ? await response.text() : "";
     if (lang() !== wanted) return; // switched meanwhile: the newer load wins
     const doc = new DOMParser().parseFromString(html, "text/html");
@@ -124,9 +125,10 @@ export function initRules() {
       }
     }
   });
+  // Loaded when first opened, not with the page: the text and its pictures cost a visit a dozen
+  // requests it mostly does not need.
   onLanguageChange(() => {
     loadedLang = null;
-    loadRules();
+    if (isRulesOpen()) loadRules();
   });
-  loadRules();
 }

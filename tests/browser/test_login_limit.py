@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 TRY_AGAIN = re.compile(r"^Too many tries\. Try again in (\d+) s\.$")
 TRIES_PER_NAME = 5
-"""``web.http_limits.LOGINS_PER_MINUTE_PER_NAME``."""
+"""``web.http_limits.LOGINS_PER_MINUTE_PER_NAME_AND_ADDRESS``: the browser is one address."""
 
 
 def test_too_many_logins_say_when_to_try_again(tabs: Tabs) -> None:

@@ -12,10 +12,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from fastapi import FastAPI
 from starlette.requests import HTTPConnection
 
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.passwords import Passwords
+from spectacular_bid.web import app as app_module
 from spectacular_bid.web.http_limits import KeyedLimit, address_key
 from spectacular_bid.web.settings import WebSettings
 
@@ -314,3 +317,59 @@ async def test_guests_from_many_addresses_keep_memory_bounded(
     async for c in fresh_clients(app, 200):
         assert (await c.post("/api/session", json={"name": "Bot"})).status_code == 201
     assert len(limits.guests_by_address) == 50
+
+
+# -- logins per address, per name at an address, and per name ---------------------------------
+
+QUICK = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+
+
+@pytest.fixture
+def quick_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked for before the app: its passwords hash in microseconds, not 64 MiB and a core's
+    130 ms each, so that forty logins take no minute on a shared machine."""
+    monkeypatch.setattr(app_module, "Passwords", lambda: Passwords(QUICK))
+
+
+async def an_account(client: httpx.AsyncClient, name: str) -> None:
+    token = await guest(client, name)
+    made = await client.post(
+        "/api/account", json={"password": "correct horse"}, headers=bearer(token)
+    )
+    assert made.status_code == 201, made.text
+    client.cookies.clear()
+
+
+async def log_in(client: httpx.AsyncClient, name: str, password: str) -> httpx.Response:
+    response = await client.post("/api/login", json={"name": name, "password": password})
+    client.cookies.clear()
+    return response
+
+
+async def test_wrong_passwords_from_one_address_leave_the_owner_in(
+    quick_hashes: None, client: httpx.AsyncClient, client_at: ClientAt, clock: Clock
+) -> None:
+    """The finding: five wrong passwords from one address locked the owner out everywhere."""
+    await an_account(client, "Ann")
+    async with client_at("203.0.113.66") as attacker:
+        for i in range(5):
+            assert (await log_in(attacker, "Ann", f"guess {i}")).status_code == 401
+        refused = await log_in(attacker, "ann", "guess 5")
+        message = assert_rate_limited(refused, 12)
+        assert "from your address 203.0.113.66 at that name (at most 5 at once" in message
+        assert (await log_in(attacker, "Bo", "guess")).status_code == 401  # another name
+    assert (await log_in(client, "Ann", "correct horse")).status_code == 200
+
+
+async def test_a_guess_spread_over_many_addresses_meets_the_names_ceiling(
+    quick_hashes: None, client: httpx.AsyncClient, client_at: ClientAt, clock: Clock
+) -> None:
+    await an_account(client, "Ann")
+    for i in range(6):
+        async with client_at(f"198.51.100.{i}") as attacker:
+            for j in range(5):
+                assert (await log_in(attacker, "Ann", f"guess {i}.{j}")).status_code == 401
+    refused = await log_in(client, "Ann", "correct horse")
+    assert "from all addresses at that name (at most 30 at once" in assert_rate_limited(refused, 2)
+    clock.advance(2_000)
+    assert (await log_in(client, "Ann", "correct horse")).status_code == 200

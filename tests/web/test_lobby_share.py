@@ -1,5 +1,6 @@
-"""A process's share of the lobby (issue 13 item 6): every field of each line, and its
-spectators, as the other processes read it."""
+"""A process's share of the lobby (docs/PROTOCOL.md "Several servers on one database"): every
+field of each open and live line, and its spectators, as the other processes read it; ended
+matches are no process's to share (every process reads them from the database)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,6 @@ class Service:
 
     def live_matches(self) -> list[MatchSummary]:
         return self.lines[1]
-
-    def recently_finished(self) -> list[MatchSummary]:
-        return self.lines[2]
 
 
 class Rooms:
@@ -48,12 +46,11 @@ def test_a_share_carries_every_field_of_every_line_and_its_spectators() -> None:
     lines = (
         [summary("open1", status="waiting", second=None, second_handle=None)],
         [summary("live1", first_id="acc-1", first_handle="ann"), summary("live22", bot_level=2)],
-        [summary("done333", status="finished", ended_at_ms=1_700_000_100_000)],
     )
     lobby = SharedLobby(None, "me", Service(lines), Rooms())  # type: ignore[arg-type]
     share = json.loads(lobby.share_text())
     expected = {
         kind: [{**dataclasses.asdict(s), "spectators": len(s.id)} for s in kind_lines]
-        for kind, kind_lines in zip(("open", "live", "finished"), lines, strict=True)
+        for kind, kind_lines in zip(("open", "live"), lines, strict=True)
     }
     assert share == expected

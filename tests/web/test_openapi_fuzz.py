@@ -43,6 +43,11 @@ EXCLUDED_CHECKS: dict[str, dict[str, str]] = {
         "any string but must be a cursor from a previous page (else 422); its schema should "
         "give the cursor's pattern",
     },
+    "GET /api/lobby/finished": {
+        "positive_data_acceptance": "the same finding as GET /api/matches, whose cursor it "
+        "takes: `before` is documented as any string but must be a cursor from a previous page "
+        "(else 422)",
+    },
     "GET /api/board": {
         "positive_data_acceptance": "by design: `moves` is Appendix A notation of placements "
         "that must each be legal on the board the earlier ones built (R3.1); that is more than "

@@ -96,7 +96,8 @@ class _Resources(HTMLParser):
         if tag == "style":
             self.inline.append("<style>")
         if tag == "script":
-            self._in_script = "src" not in found
+            # A JSON block (the page's hashed file names) is data the policy never runs.
+            self._in_script = "src" not in found and found.get("type") != "application/json"
         url = found.get("src") or (found.get("href") if tag == "link" else None)
         if url:
             self.urls.append(url)

@@ -29,8 +29,10 @@ from spectacular_bid.cli.bench import (
     non_negative_float,
     non_negative_int,
     positive_int,
+    positive_number,
     positive_seconds,
     run_bench_bots,
+    run_bench_page,
     run_bench_rules,
     run_bench_server,
     run_bench_store,
@@ -211,6 +213,50 @@ def build_parser() -> argparse.ArgumentParser:
         "the matches it does not hold, so an interrupted table is finished, not restarted",
     )
     bots.set_defaults(handler=run_bench_bots)
+
+    page = targets.add_parser(
+        "page",
+        help="the lobby and a match page in Chromium on a throttled network",
+        description=(
+            "Visit the lobby and a live match page in Debian's Chromium, first with an empty "
+            "cache and again with it warm, on a network throttled through the DevTools "
+            "Protocol, and report each visit's requests, bytes and time until the page answers "
+            "input. Starts a server of its own unless given --url."
+        ),
+    )
+    page.add_argument(
+        "--url",
+        default=None,
+        help="a running server to measure, e.g. an older release's (default: start one)",
+    )
+    page.add_argument(
+        "--repeats", type=positive_int, default=3, help="visits of each kind (default: 3)"
+    )
+    page.add_argument(
+        "--latency-ms",
+        type=non_negative_float,
+        default=150.0,
+        help="added to each request's round trip (default: 150)",
+    )
+    page.add_argument(
+        "--down-kbps",
+        type=positive_number,
+        default=1600.0,
+        help="download throughput in kbit/s (default: 1600)",
+    )
+    page.add_argument(
+        "--up-kbps",
+        type=positive_number,
+        default=1600.0,
+        help="upload throughput in kbit/s (default: 1600)",
+    )
+    page.add_argument(
+        "--no-throttle", action="store_true", help="measure without throttling the network"
+    )
+    page.add_argument(
+        "--chromium", default="/usr/bin/chromium", help="the browser (default: /usr/bin/chromium)"
+    )
+    page.set_defaults(handler=run_bench_page)
 
     serve = commands.add_parser(
         "serve",

@@ -1,4 +1,4 @@
-"""``specbid bench rules | store | server | bots``: the benchmarks' handlers and the argparse
+"""``specbid bench rules | store | server | bots | page``: the benchmarks' handlers and the argparse
 types of their flags, which only they use.
 
 Each handler prints one line of JSON so a script or CI job can parse and compare runs; the targets
@@ -12,6 +12,7 @@ import json
 import math
 
 from spectacular_bid.bench import bots as bench_bots
+from spectacular_bid.bench import page as bench_page
 from spectacular_bid.bench import rules as bench_rules
 from spectacular_bid.bench import server as bench_server
 from spectacular_bid.bench import store as bench_store
@@ -42,6 +43,17 @@ def non_negative_float(text: str) -> float:
     value = _seconds(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number greater than zero (a rate, say)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
     return value
 
 
@@ -139,6 +151,18 @@ def run_bench_store(args: argparse.Namespace) -> int:
         repeats=args.repeats,
         sqlite_path=args.sqlite_path,
         database_url=args.database_url,
+    )
+    print(json.dumps(result))
+    return EXIT_OK
+
+
+def run_bench_page(args: argparse.Namespace) -> int:
+    """``specbid bench page``: the lobby and a match page in Chromium, first and repeat visit."""
+    throttle = None
+    if not args.no_throttle:
+        throttle = bench_page.Throttle(args.latency_ms, args.down_kbps, args.up_kbps)
+    result = bench_page.run(
+        url=args.url, repeats=args.repeats, throttle=throttle, chromium=args.chromium
     )
     print(json.dumps(result))
     return EXIT_OK

@@ -45,6 +45,7 @@ SERVE_FLAGS = (
     ("sockets_per_address", int, "open match sockets allowed per client address"),
     ("sockets_per_guest", int, "open match sockets allowed per guest"),
     ("handshake_timeout_s", float, "close a connection whose request or handshake is unfinished"),
+    ("session_cache_ms", int, "trust what was read of a token this long before reading again, ms"),
     ("guests_per_minute", float, "guests created per address per minute"),
     ("matches_per_minute", float, "matches created per guest and per address per minute"),
     ("joins_per_minute", float, "joins per guest and per address per minute"),

@@ -1,8 +1,14 @@
-"""Ended matches read back from the store, re-run through the match machine (D5: a player who
-comes back to a match no longer in memory sees how it ended).
+"""Ended matches read back from the store: re-run through the match machine (D5: a player who
+comes back to a match no longer in memory sees how it ended), and listed for the lobby.
 
 A re-run replays the whole record, so the most recently read are kept: a finished match's
 players and spectators arriving together cost one replay, not one each.
+
+The lobby's finished list is the store's, never a process's memory: a server started after
+matches ended lists them, and every process on one database lists the same
+(docs/PROTOCOL.md "GET /api/lobby"). Every visitor's lobby reads its first page every few
+seconds, so a page is two indexed queries, whatever the number of ended matches: the matches
+with their players, then the ratings they moved.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from collections import OrderedDict
 from typing import Final
 
 from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.listings import FinishedLine
 from spectacular_bid.service.ports import MatchRecord, MatchStore, Player
 from spectacular_bid.service.record_document import ENDED
 from spectacular_bid.service.refusals import ErrorCode, Rejection
@@ -62,6 +69,17 @@ class EndedMatches:
         while len(self._kept) > FINISHED_CACHE:
             self._kept.popitem(last=False)
         return rebuilt
+
+    async def finished_page(
+        self, limit: int, before: tuple[int, str] | None = None
+    ) -> list[FinishedLine]:
+        """Up to ``limit`` ended matches, newest first, strictly before the cursor ``before``
+        (``(ended_at_ms, id)``, as the archive pages), with the ratings they moved."""
+        seated = await self._store.ended_with_players(limit, before)
+        rated = [s.match.id for s in seated if s.match.rated]
+        moved = await self._store.rating_changes_of(rated) if rated else []
+        changes = {(c.match_id, c.player_id): c for c in moved}
+        return [FinishedLine.of(s, changes) for s in seated]
 
     async def seated(self, header: MatchRecord) -> tuple[Player | None, Player | None]:
         """The match's players as the store has them now."""

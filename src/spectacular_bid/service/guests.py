@@ -11,10 +11,11 @@ import hashlib
 import secrets
 import unicodedata
 import uuid
-from collections import OrderedDict
 from typing import Final
 
 from spectacular_bid.service.ports import MatchStore, Player, PlayerRecord
+from spectacular_bid.service.sessions import CACHE_LIMIT, TOKEN_CACHE_MS, TokenCache
+from spectacular_bid.service.timesource import MsSource, monotonic_ms
 
 NAME_MAX: Final = 24
 
@@ -39,29 +40,26 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-CACHE_LIMIT: Final = 10_000
-"""Guests kept in memory, by token hash, the least recently seen dropped first: every request
-resolves its token, so the active ones stay, and a server that runs for months does not keep
-every guest it ever saw (a dropped one is read from the store again)."""
-
-
 class Guests:
-    def __init__(self, store: MatchStore, cache_limit: int = CACHE_LIMIT) -> None:
+    """Guests made and found by token. What was read of a token is kept in :attr:`cache`, shared
+    with the accounts' sessions (``service.sessions``: briefly, and dropped when a token ends)."""
+
+    def __init__(
+        self,
+        store: MatchStore,
+        cache_limit: int = CACHE_LIMIT,
+        *,
+        now_ms: MsSource = monotonic_ms,
+        cache_ms: int = TOKEN_CACHE_MS,
+    ) -> None:
         if cache_limit < 1:
             raise ValueError(f"cache_limit must be >= 1, got {cache_limit!r}")
         self._store = store
-        self._cache: OrderedDict[str, Player] = OrderedDict()
-        self._cache_limit = cache_limit
+        self.cache = TokenCache(now_ms, cache_ms, cache_limit)
 
     def __len__(self) -> int:
-        """The guests held in memory."""
-        return len(self._cache)
-
-    def _keep(self, digest: str, player: Player) -> None:
-        self._cache[digest] = player
-        self._cache.move_to_end(digest)
-        while len(self._cache) > self._cache_limit:
-            self._cache.popitem(last=False)
+        """The tokens held in memory."""
+        return len(self.cache)
 
     async def create(self, name: str, now_ms: int) -> tuple[Player, str]:
         """A new guest with ``name``; returns the player and its token (shown once)."""
@@ -69,26 +67,25 @@ class Guests:
         token = secrets.token_urlsafe(32)
         digest = token_hash(token)
         await self._store.add_player(PlayerRecord(player.id, player.name, digest, now_ms))
-        self._keep(digest, player)
+        self.cache.keep(digest, player, None)
         return player, token
 
-    def forget(self, digest: str) -> None:
-        """Stop answering for a token hash the store no longer holds (a guest become an
-        account)."""
-        self._cache.pop(digest, None)
-
     async def resolve(self, token: str | None) -> Player | None:
-        """The guest a token belongs to, or None for a missing or unknown token."""
+        """The guest a token belongs to, or None for a missing or unknown token, or an
+        account's session (``Accounts.resolve`` answers for those)."""
         if not token or len(token) > 128:
             return None
         digest = token_hash(token)
-        cached = self._cache.get(digest)
-        if cached is not None:
-            self._cache.move_to_end(digest)
-            return cached
-        record = await self._store.player_by_token_hash(digest)
-        if record is None:
-            return None
+        known = self.cache.get(digest)
+        if known is not None:
+            return known.player if known.session is None else None
+        while True:
+            generation = self.cache.generation
+            record = await self._store.player_by_token_hash(digest)
+            if record is None:
+                return None
+            if not self.cache.ended_since(generation, record.id, digest):
+                break  # else the read may predate the end just heard of: read again
         player = Player(record.id, record.name)
-        self._keep(digest, player)
+        self.cache.keep(digest, player, None)
         return player

@@ -1,4 +1,5 @@
-"""The lines that list matches: a live one (the lobby) and an ended one (the archive).
+"""The lines that list matches: a live one (the lobby), an ended one (the archive), and an
+ended one with the ratings it moved (the lobby's finished list).
 
 Each is what a list needs and nothing of the match's state, so a list never holds a match.
 """
@@ -8,7 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spectacular_bid.service.computer import level_of
-from spectacular_bid.service.ports import MatchRecord, Player, PlayerRecord
+from spectacular_bid.service.ports import (
+    MatchRecord,
+    Player,
+    PlayerRecord,
+    RatingChange,
+    SeatedMatch,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +95,31 @@ class EndedMatch:
             created_at_ms=header.created_at_ms,
             ended_at_ms=header.ended_at_ms or 0,
             bot_level=level_of(header.second_player),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedLine:
+    """A line of the lobby's finished list: the ended match and, for a rated one, each seat's
+    stored rating change (None for a guest's seat, a casual match, an aborted one)."""
+
+    match: EndedMatch
+    first_change: RatingChange | None
+    second_change: RatingChange | None
+
+    @classmethod
+    def of(cls, seated: SeatedMatch, changes: dict[tuple[str, str], RatingChange]) -> FinishedLine:
+        """The line of ``seated``, its changes found in ``changes`` by (match, player)."""
+        header = seated.match
+        players = {p.id: p for p in (seated.first, seated.second) if p is not None}
+
+        def change(player_id: str | None) -> RatingChange | None:
+            return None if player_id is None else changes.get((header.id, player_id))
+
+        return cls(
+            EndedMatch.of(header, players),
+            change(header.first_player),
+            change(header.second_player),
         )
 
 

@@ -77,7 +77,7 @@ class MatchService:
     ) -> None:
         self.settings = settings or ServiceSettings()
         self.store = store
-        self.guests = Guests(store)
+        self.guests = Guests(store, now_ms=now_ms)
         self.now_ms = now_ms
         self.wall_ms = wall_ms
         self.telemetry = telemetry
@@ -348,9 +348,6 @@ class MatchService:
 
     def live_matches(self) -> list[MatchSummary]:
         return self.summaries(MatchStatus.ACTIVE)
-
-    def recently_finished(self) -> list[MatchSummary]:
-        return self.summaries(MatchStatus.FINISHED, MatchStatus.ABORTED)
 
     # -- ended matches: lists, records, imports --------------------------------------------
 

@@ -17,6 +17,7 @@ from spectacular_bid.service.ports import (
     RatedResult,
     RatingChange,
     RoundRecord,
+    SeatedMatch,
     SessionRecord,
     StorageError,
 )
@@ -257,6 +258,22 @@ class InMemoryStore:
         ]
         found.sort(key=lambda m: (m.ended_at_ms or 0, m.id), reverse=True)
         return found[:limit]
+
+    async def ended_with_players(
+        self, limit: int, before: tuple[int, str] | None = None
+    ) -> list[SeatedMatch]:
+        def seated(player_id: str | None) -> PlayerRecord | None:
+            return self._players.get(player_id) if player_id is not None else None
+
+        ended = [MatchStatus.FINISHED, MatchStatus.ABORTED]
+        return [
+            SeatedMatch(m, seated(m.first_player), seated(m.second_player))
+            for m in await self.ended_matches(ended, limit, before)
+        ]
+
+    async def rating_changes_of(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        wanted = set(match_ids)
+        return [c for c in self._rating_changes if c.match_id in wanted]
 
     async def results(self, player_id: str) -> tuple[int, int]:
         wins = losses = 0

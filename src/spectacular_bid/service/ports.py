@@ -135,6 +135,17 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatedMatch:
+    """An ended match's header with its seats' players as stored now, read together: a line of
+    the lobby's finished list needs both, and one query for both keeps the lobby cheap."""
+
+    match: MatchRecord
+    first: PlayerRecord | None
+    """None for a seat nobody took (an aborted invitation, D3)."""
+    second: PlayerRecord | None
+
+
+@dataclass(frozen=True, slots=True)
 class EventRecord:
     """One version of a match: the command that made it and the events it caused."""
 
@@ -345,6 +356,19 @@ class MatchStore(Protocol):
         """Up to ``limit`` ended matches with one of ``statuses``, newest first: ordered by
         ``(ended_at_ms, id)`` descending and, with ``before``, only those strictly before that
         pair (a page cursor); with ``player``, only those in which that player held a seat."""
+        ...
+
+    async def ended_with_players(
+        self, limit: int, before: tuple[int, str] | None = None
+    ) -> list[SeatedMatch]:
+        """Up to ``limit`` ended matches, finished or aborted, each with its seats' players, in
+        the order and with the cursor of :meth:`ended_matches`: the lobby's finished list, read
+        on every visitor's poll, so one indexed query whatever the number of ended matches."""
+        ...
+
+    async def rating_changes_of(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        """The rating changes stored with those matches (two for a rated match, none for any
+        other), in one indexed query: the ratings a page of the lobby's finished list moved."""
         ...
 
     async def results(self, player_id: str) -> tuple[int, int]:

@@ -136,7 +136,10 @@ class Match(Base):
         Index(None, "status", "ended_at"),
         Index(None, "first_player_id", "ended_at"),
         Index(None, "second_player_id", "ended_at"),
+        Index(None, "ended_at", "id"),
     )
+    """``(ended_at, id)`` is the order of every list of ended matches, newest first: read
+    backwards, it gives the lobby's page of them without sorting every match ever ended."""
 
     id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
     mode: Mapped[str] = mapped_column(String(16))

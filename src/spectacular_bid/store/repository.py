@@ -21,6 +21,7 @@ from sqlalchemy import and_, case, func, inspect, or_, select, text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, async_sessionmaker
+from sqlalchemy.orm import aliased
 
 from spectacular_bid.service.ports import (
     JSON,
@@ -32,6 +33,7 @@ from spectacular_bid.service.ports import (
     RatedResult,
     RatingChange,
     RoundRecord,
+    SeatedMatch,
     SessionRecord,
     StorageError,
 )
@@ -100,6 +102,11 @@ class SqlStore(HandoverQueries):
         """For a read of one statement, which needs no transaction of its own: on PostgreSQL
         it is then one round trip, not three (BEGIN, the query, ROLLBACK), each of which waits
         for a turn of a busy event loop while the pool's connection is held."""
+        self._one_statement_sessions = async_sessionmaker(
+            self._one_statement, expire_on_commit=False
+        )
+        """Sessions on :attr:`_one_statement`, for a one-statement read that wants model rows:
+        the lobby's, which every visitor's page makes every few seconds."""
         self.lease = lease
         """A server's lease on its matches (``store.leases``): taken at :meth:`start`, renewed
         and checked by every commit, given up at :meth:`close`. A server always has one
@@ -394,6 +401,46 @@ class SqlStore(HandoverQueries):
         query = query.order_by(Match.ended_at.desc(), Match.id.desc()).limit(limit)
         async with self._sessions() as session:
             return [match_record(row) for row in await session.scalars(query)]
+
+    async def ended_with_players(
+        self, limit: int, before: tuple[int, str] | None = None
+    ) -> list[SeatedMatch]:
+        """Read backwards along ``match (ended_at, id)``, so a page costs a page whatever the
+        number of ended matches. A match has an ``ended_at`` exactly when it is finished or
+        aborted (``service.entries.header_of``, the recovery, an import), so that is the whole
+        filter: a test of the status too would lead SQLite to the ``(status, ended_at)`` index
+        and a sort of every ended match. The cursor is a range on the index's first column
+        (``ended_at <= t``) with the tie broken beside it, which both databases seek to."""
+        first, second = aliased(Player), aliased(Player)
+        query = (
+            select(Match, first, second)
+            .outerjoin(first, first.id == Match.first_player_id)
+            .outerjoin(second, second.id == Match.second_player_id)
+            .where(Match.ended_at.is_not(None))
+        )
+        if before is not None:
+            moment = datetime_from_ms(before[0])
+            query = query.where(
+                Match.ended_at <= moment, or_(Match.ended_at < moment, Match.id < before[1])
+            )
+        query = query.order_by(Match.ended_at.desc(), Match.id.desc()).limit(limit)
+        async with self._one_statement_sessions() as session:
+            rows = (await session.execute(query)).all()
+        return [
+            SeatedMatch(
+                match_record(header),
+                None if one is None else player_record(one),
+                None if two is None else player_record(two),
+            )
+            for header, one, two in rows
+        ]
+
+    async def rating_changes_of(self, match_ids: Sequence[str]) -> list[RatingChange]:
+        if not match_ids:
+            return []
+        query = select(RatingChangeRow).where(RatingChangeRow.match_id.in_(set(match_ids)))
+        async with self._one_statement_sessions() as session:
+            return [rating_change_record(row) for row in await session.scalars(query)]
 
     async def results(self, player_id: str) -> tuple[int, int]:
         first_won = Match.winner == "first"

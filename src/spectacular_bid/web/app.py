@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp
 
 from spectacular_bid.bus.redis import RedisBus, resolve_redis_url
@@ -32,7 +31,9 @@ from spectacular_bid.store.leases import Lease
 from spectacular_bid.store.migrate import SchemaNotAtHeadError, require_head, upgrade_to_head
 from spectacular_bid.store.repository import SqlStore
 from spectacular_bid.web import errors, ws
+from spectacular_bid.web.bundler import find_esbuild
 from spectacular_bid.web.busy_gate import BusyGate
+from spectacular_bid.web.client_files import ClientFiles
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.csrf import OriginCheck
 from spectacular_bid.web.http_limits import HttpLimits
@@ -55,6 +56,7 @@ from spectacular_bid.web.routes import (
 )
 from spectacular_bid.web.routes.pages import pages_router
 from spectacular_bid.web.security_headers import SecurityHeaders
+from spectacular_bid.web.session_sockets import SessionSockets
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
 
@@ -91,6 +93,13 @@ def create_app(
     rooms.on_watched = service.watched
     collector = Collector(service.any_clock_running) if manage_collector else None
     relaying = _relaying(settings, database, service, rooms, metrics)
+    static = settings.static_folder()
+    client = ClientFiles(static, find_esbuild()) if static is not None else None
+    service.guests.cache.ttl_ms = settings.session_cache_ms
+    accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
+    session_sockets = SessionSockets(accounts.names_anyone)
+    accounts.ends.on_end(session_sockets.end)
+    accounts.ends.on_gap(session_sockets.recheck)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -98,9 +107,13 @@ def create_app(
             if database is not None:
                 await opened.enter_async_context(open_database(database, upgrade=settings.upgrade))
             await service.start()
+            if client is not None:
+                await client.current()  # bundled before the first visitor comes
+            opened.push_async_callback(session_sockets.close)
             if relaying is not None:
                 await relaying.start()
                 opened.push_async_callback(relaying.stop)
+                await accounts.ends.attach(relaying.bus)  # a token ends on every process
             if collector is not None:
                 collector.start()  # after start-up's own garbage, which is collected once
                 opened.push_async_callback(collector.stop)
@@ -119,7 +132,8 @@ def create_app(
     )
     app.state.settings = settings
     app.state.service = service
-    app.state.accounts = Accounts(store, service.guests, Passwords(), service.wall_ms)
+    app.state.accounts = accounts
+    app.state.session_sockets = session_sockets
     app.state.rooms = rooms
     app.state.remote_rooms = relaying.remote if relaying is not None else None
     app.state.shared_lobby = relaying.lobby if relaying is not None else None
@@ -131,7 +145,7 @@ def create_app(
     if relaying is not None:
         app.state.optional.append(relaying)
     errors.install(app)
-    install_routes(app, settings.static_folder())
+    install_routes(app, client)
     install_middleware(app)
     return app
 
@@ -150,12 +164,24 @@ def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> Non
     app.state.metrics = metrics
 
 
+COMPRESS_FROM_BYTES = 1024
+"""A response body this long or longer is gzipped when the request accepts it: below it, the
+bytes saved are fewer than a packet's and not worth the work."""
+COMPRESS_LEVEL = 6
+"""zlib's default: most of level 9's saving on the API's JSON for a fraction of its CPU."""
+
+
 def install_middleware(app: FastAPI) -> None:
-    """Innermost first: the busy gate, the Origin check, then the headers every page gets."""
+    """Innermost first: the busy gate, the Origin check, the headers every page gets, then
+    compression of what is not compressed yet (the client's files come gzipped already,
+    ``client_files.py``). None of them sees the match sockets (``served``)."""
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
     app.add_middleware(OriginCheck)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
+    app.add_middleware(
+        GZipMiddleware, minimum_size=COMPRESS_FROM_BYTES, compresslevel=COMPRESS_LEVEL
+    )
 
 
 def served(app: FastAPI) -> ASGIApp:
@@ -164,8 +190,8 @@ def served(app: FastAPI) -> ASGIApp:
     return ws.MatchSocketEndpoint(app)
 
 
-def install_routes(app: FastAPI, static: Path | None) -> None:
-    """The API's routers, then the browser client's pages and files from ``static`` (if any).
+def install_routes(app: FastAPI, client: ClientFiles | None) -> None:
+    """The API's routers, then the browser client's pages and files (if it has a folder).
 
     The order is the point: the client's files are mounted after every API route, so they can
     never shadow the API.
@@ -182,9 +208,9 @@ def install_routes(app: FastAPI, static: Path | None) -> None:
     app.include_router(probes.router)
     app.include_router(metrics_router)
     app.include_router(board.router)
-    if static is not None:
-        app.include_router(pages_router(static))
-        app.mount("/", StaticFiles(directory=static, html=True), name="static")
+    if client is not None:
+        app.include_router(pages_router(client))
+        app.mount("/", client, name="static")
 
 
 @asynccontextmanager

@@ -41,10 +41,17 @@ IPV6_PREFIX: Final = 64
 """An IPv6 client counts by its network of this many bits."""
 
 LOGINS_PER_MINUTE: Final = 10
-LOGINS_PER_MINUTE_PER_NAME: Final = 5
-"""Password checks an account name gets a minute, from anywhere: guessing a password is slow
-work, and each check costs the server a hash (``service.passwords``)."""
+"""Password checks one address gets a minute, whatever the names: each costs the server a hash
+(``service.passwords``)."""
 LOGINS_BURST: Final = 10
+LOGINS_PER_MINUTE_PER_NAME_AND_ADDRESS: Final = 5
+"""Password checks one address gets a minute at one name: a guesser is slowed at its own
+address, while the name's owner, at another, logs in as ever."""
+LOGINS_PER_MINUTE_PER_NAME: Final = 30
+"""Password checks one name gets a minute from all addresses together: a ceiling that only a
+guess spread over six addresses or more reaches, and which then holds it to 30 a minute
+(43,200 a day against a password of 8 characters or more). Only such a guess can lock the
+owner out for its minute; one address never can."""
 
 
 class KeyedLimit:
@@ -113,6 +120,10 @@ class HttpLimits:
         self.joins_by_address = KeyedLimit(*joins)
         self.joins_by_guest = KeyedLimit(*joins)
         self.logins_by_address = KeyedLimit(LOGINS_PER_MINUTE, LOGINS_BURST, max_keys)
+        per_name_and_address = LOGINS_PER_MINUTE_PER_NAME_AND_ADDRESS
+        self.logins_by_name_and_address = KeyedLimit(
+            per_name_and_address, per_name_and_address, max_keys
+        )
         self.logins_by_name = KeyedLimit(
             LOGINS_PER_MINUTE_PER_NAME, LOGINS_PER_MINUTE_PER_NAME, max_keys
         )
@@ -199,14 +210,22 @@ def limit_logins(conn: HTTPConnection, service: Service, limits: Limits, name: s
     """Called by the route with the name tried: a name counts whether or not it is an account,
     so the limit does not tell which names are. Every spelling of a name that logs in to one
     account (its case, its width, its spaces) shares one count: the key is the account's own
-    folded name (:func:`~spectacular_bid.service.accounts.name_key`)."""
+    folded name (:func:`~spectacular_bid.service.accounts.name_key`). A name is counted per
+    address and, with a higher ceiling, over all addresses, so that wrong passwords from one
+    address do not lock the owner out of its account from another."""
     try:
         key = name_key(name)
     except DisplayNameError:
         key = name.casefold()  # no account has it; it still counts, as itself
+    address = address_key(conn)
     admit(
         "logins",
         service.now_ms(),
         _by_address(conn, limits.logins_by_address),
-        (limits.logins_by_name, key, "that name"),
+        (
+            limits.logins_by_name_and_address,
+            f"{address} {key}",
+            f"your address {address} at that name",
+        ),
+        (limits.logins_by_name, key, "all addresses at that name"),
     )

@@ -24,12 +24,20 @@ COOKIE_MAX_AGE_S: Final = 365 * 24 * 3600
 def token_of(conn: HTTPConnection) -> str | None:
     """The caller's token: a bearer header first, then ``?token=`` (WebSocket clients that
     cannot set headers), then the HttpOnly cookie a browser sends by itself."""
+    return presented_token(conn) or conn.cookies.get(COOKIE) or None
+
+
+def presented_token(conn: HTTPConnection) -> str | None:
+    """The token the caller chose to present (a bearer header, or ``?token=`` on a WebSocket),
+    not a cookie: a program that presents a token naming no one is told so (a match socket is
+    refused with 4001, docs/PROTOCOL.md), while a browser's cookie, which its page can neither
+    read nor clear, names nobody."""
     scheme, _, credentials = conn.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credentials.strip():
         return credentials.strip()
     if conn.scope["type"] == "websocket" and (token := conn.query_params.get("token")):
         return token
-    return conn.cookies.get(COOKIE) or None
+    return None
 
 
 async def player_of(conn: HTTPConnection) -> Player | None:

@@ -1,4 +1,5 @@
-"""Which browser origins may open a match socket (issue 3 §8: a foreign ``Origin`` is refused).
+"""Which browser origins may open a match socket or change anything (issue 3 §8: a foreign
+``Origin`` is refused), and which requests another site's page sent (:func:`foreign_page`).
 
 Cookies ride along on a cross-site WebSocket handshake — browsers apply no same-origin rule to
 WebSockets — so without this check any page a player visits could act for their seat. A
@@ -13,8 +14,14 @@ trusted proxy) or the public origin goes in ``SPECBID_ALLOWED_ORIGINS``.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Final
 from urllib.parse import urlsplit
+
+OTHER_SITES: Final = frozenset({"cross-site", "same-site"})
+"""``Sec-Fetch-Site`` values of a request a page of another origin made. ``same-site`` too: a
+sibling host (another subdomain of the same site, possibly someone else's) is exactly where a
+SameSite=Lax cookie still rides along, so the cookie does not stop it and this must."""
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _PAGE_SCHEME = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
@@ -59,3 +66,42 @@ def is_allowed_origin(
         return False  # a browser's Origin is scheme://host[:port], nothing more
     own = _host_port(host.lower(), own_scheme)
     return own is not None and _host_port(parts.netloc, own_scheme) == own
+
+
+def foreign_page(headers: Mapping[str, str], scheme: str, allowed: Collection[str]) -> str | None:
+    """What shows that another site's page sent the request, or None when nothing does.
+
+    Three signs, any one enough (docs/PROTOCOL.md, Security): an ``Origin`` that is not allowed
+    (:func:`is_allowed_origin`); a ``Sec-Fetch-Site`` of ``cross-site`` or ``same-site`` from a
+    page whose ``Origin`` is not listed in ``allowed`` (the browser itself says the page is not
+    this server's); or, with no ``Origin``, a ``Referer`` whose origin is not allowed (a browser
+    that sends no ``Origin`` still names the page). ``same-origin``, ``none`` (the user typed or
+    chose the address) and no such header at all (a program, which carries its own token) show
+    nothing."""
+    host = headers.get("host")
+    origin = headers.get("origin")
+    if origin is not None and not is_allowed_origin(origin, host, scheme, allowed):
+        return f"Origin {origin}"
+    site = headers.get("sec-fetch-site", "").strip().lower()
+    if site in OTHER_SITES and (
+        origin is None or origin.strip().rstrip("/").lower() not in allowed
+    ):
+        return f"Sec-Fetch-Site: {site}"
+    referer = headers.get("referer")
+    if origin is None and referer is not None:
+        page = referer_origin(referer)
+        if page is None or not is_allowed_origin(page, host, scheme, allowed):
+            return f"Referer {page or referer[:100]}"
+    return None
+
+
+def referer_origin(referer: str) -> str | None:
+    """The origin (``scheme://host[:port]``) of the page a ``Referer`` names; None when it is not
+    an absolute http(s) URL."""
+    try:
+        parts = urlsplit(referer.strip())
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.netloc or "@" in parts.netloc:
+        return None
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.service.residency import IDLE_TTL_MS
+from spectacular_bid.service.sessions import TOKEN_CACHE_MS
 from spectacular_bid.service.settings import LEASE_MS, BotSettings, Capacity, ServiceSettings
 from spectacular_bid.web.room import RoomSettings
 
@@ -55,6 +56,11 @@ class WebSettings(BaseSettings):
     allowed_origins: Annotated[list[str], NoDecode] = []
     """Browser origins allowed to open a WebSocket besides the server's own host, e.g.
     ``https://play.example.com``. From the environment: a JSON list or comma-separated."""
+    session_cache_ms: int = Field(default=TOKEN_CACHE_MS, ge=0)
+    """How long this process trusts what it read of a token (a guest's or a session's) before
+    reading the store again: the longest an ended token is still honoured by a process that
+    did not hear of its end (no Redis, or Redis down). With Redis every process hears it at
+    once; 0 reads the store at every request."""
     rate_limit_per_s: float = Field(default=10.0, gt=0)
     """Messages a socket may send per second on average (a token bucket)..."""
     rate_burst: int = Field(default=20, ge=1)

@@ -1,12 +1,16 @@
 """One lobby for every server process (issue 13 item 6).
 
 Each process knows only the matches it runs. So, while it relays, each puts its own lobby lines
-— open challenges, live and recently finished matches, with their spectators counted across
-processes by the owner's room — under a key of its own every :data:`SHARE_MS`, kept for
-:data:`KEEP_MS`: a process that dies drops out of every lobby within seconds, and its matches
-come back as ended from the database. A lobby read merges the others' shares with its own live
-lines; the merge is kept :data:`CACHE_MS` so a crowd polling the lobby costs one Redis read.
-With Redis down each process shows its own lines only (degraded, never failing).
+— open challenges and live matches, with their spectators counted across processes by the
+owner's room — under a key of its own every :data:`SHARE_MS`, kept for :data:`KEEP_MS`: a
+process that dies drops out of every lobby within seconds, and its matches come back as ended
+from the database. A lobby read merges the others' shares with its own live lines; the merge is
+kept :data:`CACHE_MS` so a crowd polling the lobby costs one Redis read. With Redis down each
+process shows its own lines only (degraded, never failing).
+
+Ended matches are not shared: every process reads them from the database they share
+(``service.ended_matches``). A share from an earlier release may still carry them, under
+``"finished"``; it is not read.
 """
 
 from __future__ import annotations
@@ -29,13 +33,13 @@ LOBBY_KEY: Final = "specbid:lobby:"
 SHARE_MS: Final = 1_000
 KEEP_MS: Final = 5_000
 CACHE_MS: Final = 500
-KINDS: Final = ("open", "live", "finished")
+KINDS: Final = ("open", "live")
 
 SUMMARY_FIELD_ORDER: Final = tuple(f.name for f in dataclasses.fields(MatchSummary))
 SUMMARY_FIELDS: Final = frozenset(SUMMARY_FIELD_ORDER)
 """A share written by a later release may carry more; only these make a line here."""
 
-Lines = tuple[list[MatchSummary], list[MatchSummary], list[MatchSummary]]
+Lines = tuple[list[MatchSummary], list[MatchSummary]]
 
 
 class SharedLobby:
@@ -49,7 +53,7 @@ class SharedLobby:
 
     def local(self) -> Lines:
         service = self.service
-        return service.open_challenges(), service.live_matches(), service.recently_finished()
+        return service.open_challenges(), service.live_matches()
 
     def spectators(self, match_id: str) -> int:
         return self.rooms.spectators(match_id)
@@ -105,7 +109,7 @@ class SharedLobby:
                     merged[index].append(MatchSummary(**fields))
         for kind_lines in merged:
             kind_lines.sort(key=lambda s: s.created_at_ms, reverse=True)
-        return (merged[0], merged[1], merged[2]), spectators
+        return (merged[0], merged[1]), spectators
 
     async def _read_others(self) -> list[dict[str, Any]]:
         now = self.service.now_ms()

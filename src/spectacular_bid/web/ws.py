@@ -1,8 +1,12 @@
 """``/ws/matches/{id}``: one socket of a player or a spectator (issue 3 §5, §8).
 
-Before the handshake is accepted a foreign ``Origin`` is refused (close 1008). Then the socket
-subscribes to its match's room (``room.py``) — with ``?since=V`` it first gets the missed events,
-or a full state when the gap exceeds the resend window — and two tasks run until either ends:
+Before the handshake is accepted another site's page is refused (a foreign ``Origin``, or
+``Sec-Fetch-Site`` saying so: close 1008), and so is a token presented in the header or
+``?token=`` that names no one (close 4001); a socket that acts for a player holds its token
+(``session_sockets.py``) and is closed with 4001 when the token ends, on whichever process it
+ended. Then the socket subscribes to its match's room (``room.py``) — with ``?since=V`` it first
+gets the missed events, or a full state when the gap exceeds the resend window — and two tasks
+run until either ends:
 
 - the sender drains the subscriber's queue; a ``None`` means the room dropped this socket for
   falling behind, and the socket closes with 1013 so the client reconnects and resyncs;
@@ -32,6 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.chat import shown_channels
+from spectacular_bid.service.guests import token_hash
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.ports import Player, StorageError
 from spectacular_bid.service.ratelimit import TokenBucket
@@ -47,7 +52,7 @@ from spectacular_bid.web.frame_decode import (
     client_id_of,
     decode_client_text,
 )
-from spectacular_bid.web.identity import player_of
+from spectacular_bid.web.identity import player_of, presented_token, token_of
 from spectacular_bid.web.match_link import LocalLink, MatchLink
 from spectacular_bid.web.messages import (
     ClientPing,
@@ -56,9 +61,10 @@ from spectacular_bid.web.messages import (
     parse_client_message,
     pong_text,
 )
-from spectacular_bid.web.origin import is_allowed_origin
+from spectacular_bid.web.origin import foreign_page
 from spectacular_bid.web.remote_room import RemoteRoom
 from spectacular_bid.web.room import Room, Rooms, audience_for
+from spectacular_bid.web.session_sockets import Held, SessionSockets
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.socket_caps import SocketCaps
 from spectacular_bid.web.subscriber import Subscriber
@@ -76,6 +82,9 @@ CLOSE_TRY_AGAIN: Final = 1013
 CLOSE_INTERNAL: Final = 1011
 CLOSE_RESTART: Final = 1012
 """The match moved to another server process (a deploy, issue 13 item 4): reconnect."""
+CLOSE_SESSION_ENDED: Final = 4001
+"""The socket's token ended (a logout, a new password, the guest became an account; on any
+server process), or the token it presented names no one: authenticate again, then reconnect."""
 
 Close = tuple[int, str]
 
@@ -108,26 +117,54 @@ async def match_socket(websocket: WebSocket, match_id: str) -> None:
     """Players and spectators of one match. Query: ``since`` (last version seen), ``as``
     (``spectator`` to watch one's own match as a spectator), ``token`` (else the cookie)."""
     service, settings = service_of(websocket), settings_of(websocket)
-    headers = websocket.headers
-    if not is_allowed_origin(
-        headers.get("origin"), headers.get("host"), websocket.url.scheme, settings.allowed_origins
-    ):
+    if foreign_page(websocket.headers, websocket.url.scheme, settings.allowed_origins):
         await websocket.close(CLOSE_POLICY, "foreign origin")
         return
     player = await player_of(websocket)
-    await websocket.accept()
-    caps = caps_of(websocket)
-    address = websocket.client.host if websocket.client is not None else None
-    guest_id = player.id if player is not None else None
-    refused = caps.open(address, guest_id)
-    if refused is not None:
-        with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
-            await websocket.close(CLOSE_POLICY, refused)
+    if player is None and presented_token(websocket) is not None:
+        await _refuse_token(websocket)
         return
+    token = token_of(websocket)
+    sockets = session_sockets_of(websocket)
+    # Held before the next await: an end announced from here on closes this socket.
+    held = sockets.hold(token_hash(token), player) if player is not None and token else None
     try:
-        await _serve(websocket, match_id, player, service, settings, rooms_of(websocket))
+        await websocket.accept()
+        caps = caps_of(websocket)
+        address = websocket.client.host if websocket.client is not None else None
+        guest_id = player.id if player is not None else None
+        refused = caps.open(address, guest_id)
+        if refused is not None:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+                await websocket.close(CLOSE_POLICY, refused)
+            return
+        try:
+            await _serve(websocket, match_id, player, held, service, settings, rooms_of(websocket))
+        finally:
+            caps.close(address, guest_id)
     finally:
-        caps.close(address, guest_id)
+        if held is not None:
+            sockets.release(held)
+
+
+async def _refuse_token(websocket: WebSocket) -> None:
+    """A token presented (header or ``?token=``) that names no one: its session ended, or it
+    never was one. One ``unauthorized`` error, then close 4001."""
+    rejection = Rejection(
+        ErrorCode.UNAUTHORIZED,
+        "this token names no one (its session ended, or it never was one): log in again or "
+        "create a guest, then reconnect",
+    )
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):
+        await websocket.accept()
+        await websocket.send_text(error_text(0, rejection, None))
+        await websocket.close(CLOSE_SESSION_ENDED, "session ended")
+
+
+def session_sockets_of(websocket: WebSocket) -> SessionSockets:
+    sockets = websocket.app.state.session_sockets
+    assert isinstance(sockets, SessionSockets), "create_app() puts them on app.state"
+    return sockets
 
 
 def caps_of(websocket: WebSocket) -> SocketCaps:
@@ -140,6 +177,7 @@ async def _serve(
     websocket: WebSocket,
     match_id: str,
     player: Player | None,
+    held: Held | None,
     service: MatchService,
     settings: WebSettings,
     rooms: Rooms,
@@ -175,7 +213,7 @@ async def _serve(
         return
     try:
         await _send_chat_history(service, link, subscriber, here)
-        await MatchSocket(websocket, service, settings, link, subscriber, player).run()
+        await MatchSocket(websocket, service, settings, link, subscriber, player, held).run()
     finally:
         here.unsubscribe(subscriber)
 
@@ -243,6 +281,7 @@ class MatchSocket:
         link: MatchLink,
         subscriber: Subscriber,
         player: Player | None,
+        held: Held | None = None,
     ) -> None:
         self.websocket = websocket
         self.service = service
@@ -258,6 +297,8 @@ class MatchSocket:
         self.refusals = 0
         """Messages refused by the rate limit in a row; past ``rate_burst`` the socket closes."""
         self.receiving = True
+        self.held = held
+        """The socket's hold on its token: its end closes the socket (4001)."""
 
     async def run(self) -> None:
         """Receive in this task and send from one more: two tasks per socket, not three.
@@ -268,6 +309,11 @@ class MatchSocket:
         """
         receiver = asyncio.current_task()
         assert receiver is not None
+        if self.held is not None:
+            # The subscriber's, not this socket's: no reference cycle through the hold.
+            self.held.on_end = self.subscriber.close
+            if self.held.ended:
+                self.subscriber.close()
         sender = asyncio.create_task(self._send_loop(receiver))
         close: Close | None = None
         try:
@@ -320,6 +366,8 @@ class MatchSocket:
         while True:
             text = await queue.get()
             if text is None:
+                if self.held is not None and self.held.ended:
+                    return (CLOSE_SESSION_ENDED, "session ended")
                 if self.subscriber.restarting:
                     return (CLOSE_RESTART, "the match moved: reconnect with ?since=")
                 return (CLOSE_TRY_AGAIN, "dropped: reconnect with ?since=<last version>")

@@ -1,8 +1,9 @@
 """``/api/account``, ``/api/login``, ``/api/logout`` (issue 11 items 1 and 7): a guest claims its
 name with a password, and then logs in from any browser; a new password ends the other sessions.
 
-A state-changing request from another site's page is refused by the Origin check every POST
-passes (``web.origin``), and the session cookie is HttpOnly and SameSite=Lax.
+A state-changing request from another site's page is refused by the check every POST passes
+(``web.csrf``: its ``Origin``, ``Sec-Fetch-Site`` or ``Referer``), and the session cookie is
+HttpOnly and SameSite=Lax. A token that ends, ends on every server process (``service.sessions``).
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ async def login(
     accounts: AccountsDep,
 ) -> LoggedIn:
     """A new session of an account, in this browser. 401 alike for a wrong password and a name
-    without an account; 429 past 10 tries a minute from one address or 5 at one name."""
+    without an account; 429 past 10 tries a minute from one address, 5 at one name from one
+    address, or 30 at one name from all addresses together."""
     limit_logins(request, service, limits, body.name)
     player, token = await accounts.login(body.name, body.password)
     set_token_cookie(response, token, secure=request.url.scheme == "https")
@@ -121,11 +123,12 @@ async def login(
     response_class=Response,
     responses=responses(ErrorCode.UNAUTHORIZED),
 )
-async def logout(_player: CurrentPlayer, request: Request, accounts: AccountsDep) -> Response:
-    """End this browser's session (a guest's token is forgotten by this browser only)."""
+async def logout(player: CurrentPlayer, request: Request, accounts: AccountsDep) -> Response:
+    """End this browser's session, on every server (a guest's token is forgotten by this browser
+    only)."""
     token = token_of(request)
     if token is not None:
-        await accounts.logout(token)
+        await accounts.logout(player, token)
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
     clear_token_cookie(response, secure=request.url.scheme == "https")
     return response

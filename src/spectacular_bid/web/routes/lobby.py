@@ -1,29 +1,46 @@
-"""``/api/lobby``: open challenges to accept, live matches to watch, recently finished ones, and
-the rematches offered to the caller (issue 11 item 4: from the archive, the opponent is on no
-page of the old match and learns of the offer here)."""
+"""``/api/lobby``: open challenges to accept, live matches to watch, the ended ones to replay,
+and the rematches offered to the caller (from the archive, the opponent is on no page of the
+old match and learns of the offer here).
+
+- ``GET /api/lobby``: all of it, with the first page of ended matches;
+- ``GET /api/lobby/finished?limit=10&before=CURSOR``: the next pages, by the cursor of
+  ``GET /api/matches`` (docs/PROTOCOL.md "GET /api/lobby").
+
+The ended matches come from the store, so every process on one database lists the same and a
+process started after they ended lists them; the open and live ones from the processes that
+run them.
+"""
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Annotated, Final
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from spectacular_bid.service.listings import MatchSummary, profile_handle
 from spectacular_bid.service.match_ratings import current
 from spectacular_bid.service.ports import MatchMode, MatchStatus
+from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.rematches import StandingOffer
 from spectacular_bid.web.appstate import RoomsDep, Service, SharedLobbyDep
+from spectacular_bid.web.errors import responses
+from spectacular_bid.web.finished_lines import (
+    FINISHED_PAGE,
+    FinishedMatch,
+    FinishedPage,
+    finished_page,
+)
 from spectacular_bid.web.identity import Caller
 from spectacular_bid.web.json_body import StrictJsonRoute
 from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes.players import PlayerRating
-from spectacular_bid.web.routes.replays import profile_path, profile_url
+from spectacular_bid.web.routes.replays import PAGE_MAX, parse_cursor, profile_path, profile_url
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"], route_class=StrictJsonRoute)
 
 LIST_LIMIT: Final = 100
-"""The most matches listed per kind, newest first."""
+"""The most open challenges and live matches listed, newest first."""
 
 
 class LobbyMatch(WireModel):
@@ -71,8 +88,11 @@ class Lobby(WireModel):
     open_challenges: list[LobbyMatch]
     """Open matches waiting for a second player: ``POST /api/matches/{id}/join``."""
     live: list[LobbyMatch]
-    finished: list[LobbyMatch]
-    """Finished or aborted matches, newest first."""
+    finished: list[FinishedMatch]
+    """The first page of finished or aborted matches, newest first, from the store."""
+    finished_next: str | None
+    """The cursor of the next page (``GET /api/lobby/finished?before=…``); null when there is
+    none."""
     rematch_offers: list[LobbyRematch]
     """Rematches offered to the caller and standing, newest first (empty for nobody)."""
 
@@ -124,12 +144,15 @@ def _offers(offers: list[StandingOffer], ratings: dict[str, PlayerRating]) -> li
 async def read_lobby(
     service: Service, rooms: RoomsDep, caller: Caller, shared: SharedLobbyDep
 ) -> Lobby:
-    """Every server process's matches when they relay (issue 13 item 6), else this one's."""
+    """Open and live matches of every server process when they relay (docs/PROTOCOL.md
+    "Several servers on one database"), else this one's; ended ones from the store, which every
+    process shares."""
     elsewhere: dict[str, int] = {}
     if shared is not None:
         kinds, elsewhere = await shared.lines()
     else:
-        kinds = (service.open_challenges(), service.live_matches(), service.recently_finished())
+        kinds = (service.open_challenges(), service.live_matches())
+    finished = await finished_page(service, FINISHED_PAGE, None)
     offers = service.rematches.offers_to(caller.id) if caller is not None else []
     ids = {s.first_id for kind in kinds for s in kind[:LIST_LIMIT] if s.first_id is not None}
     ids.update(o.by.id for o in offers)
@@ -139,10 +162,24 @@ async def read_lobby(
         player_id: PlayerRating.of(current(p.rating, p.rated_at_ms, now_ms))
         for player_id, p in found.items()
     }
-    open_challenges, live, finished = (_lines(kind, rooms, ratings, elsewhere) for kind in kinds)
+    open_challenges, live = (_lines(kind, rooms, ratings, elsewhere) for kind in kinds)
     return Lobby(
         open_challenges=open_challenges,
         live=live,
-        finished=finished,
+        finished=finished.matches,
+        finished_next=finished.next,
         rematch_offers=_offers(offers, ratings),
     )
+
+
+@router.get("/finished", response_model=FinishedPage, responses=responses(ErrorCode.BAD_MESSAGE))
+async def read_finished(
+    service: Service,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = FINISHED_PAGE,
+    before: Annotated[str | None, Query(max_length=200)] = None,
+) -> FinishedPage:
+    """A page of the lobby's finished list: ``limit`` ended matches, newest first, strictly
+    before the cursor ``before`` (the lobby's ``finished_next``, or the ``next`` of a page: the
+    cursor of ``GET /api/matches``)."""
+    cursor = parse_cursor(before) if before is not None else None
+    return await finished_page(service, limit, cursor)
