@@ -20,8 +20,19 @@ from playwright.sync_api import expect
 from .conftest import Tabs
 from .layoutcheck import check
 from .policy import Choice, choices, simulate
+from .scripted import sign_in
 from .server import DECK_SEED
-from .ui import Tab, api_guest, check_offer, click_choice, press_start, seated, wait_past
+from .ui import (
+    Tab,
+    api_guest,
+    check_offer,
+    click_choice,
+    eventually,
+    press_start,
+    resign,
+    seated,
+    wait_past,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -161,3 +172,34 @@ def test_a_phone_keeps_the_chat_in_a_drawer_that_counts_new_lines(tabs: Tabs) ->
     bob.page.locator("[data-action=side-close]").click()
     expect(bob.page.locator("#chat")).to_be_hidden()
     expect(toggle).to_have_attribute("aria-expanded", "false")
+
+
+def test_a_match_against_the_computer_fits_a_laptop_and_a_phone(tabs: Tabs) -> None:
+    """Against the computer the side column has no chat to show: the table fits all the same,
+    before Start and at the player's first decision, on both screens of one player."""
+    laptop = tabs.open("laptop", **LAPTOP)
+    token = laptop.api_post("/api/session", {"name": NAMES["first"]})["token"]
+    phone = tabs.open("phone", **PHONE)
+    sign_in(phone.context, phone.base_url, token)
+    match_id: str = laptop.api_post("/api/matches", {"mode": "bot", "level": 1})["id"]
+    for tab in (laptop, phone):
+        tab.page.goto(f"{tab.base_url}/m/{match_id}")
+        expect(tab.page.locator("[data-action=start]")).to_be_visible()
+    screens = Screens("en", {"first": laptop, "second": phone})
+    for seat in SEATS:
+        screens.check(seat, "computer-start", ["[data-action=start]"])
+    version = laptop.snapshot(match_id)["version"]
+    press_start(laptop)
+    wait_past(laptop, version)
+    view = eventually(
+        laptop,
+        lambda: laptop.snapshot(match_id),
+        lambda body: body["match"]["legal"] is not None,
+        "the player's first decision never came",
+    )
+    for tab in (laptop, phone):
+        tab.wait_version(view["version"])
+    for seat in SEATS:
+        screens.check(seat, "computer-decision", needed(view["match"]))
+    resign(laptop)
+    assert not screens.failures, "\n".join(screens.failures)
