@@ -86,6 +86,16 @@ CHECK_JS = r"""(opts) => {
     return action ? `${tag}[data-action=${action}]` : tag + cls;
   };
 
+  // What is drawn at a point: the topmost element there that paints something (a place
+  // target's hit area, grown to 44 px for a finger, is transparent).
+  const clearPaint = (v) => !v || v === 'none' || v === 'transparent' || /rgba\(.*,\s*0\)$/.test(v);
+  const paintedAt = (x, y) => document.elementsFromPoint(x, y).find((el) => {
+    if (!(el instanceof SVGElement) || el instanceof SVGSVGElement) return true;
+    if (el.tagName === 'g') return false;
+    const cs = getComputedStyle(el);
+    return !(clearPaint(cs.fill) && clearPaint(cs.stroke));
+  }) || null;
+
   // -- the table's parts --------------------------------------------------------------------
   const parts = [];
   const add = (label, el) => { if (visible(el)) parts.push({label, el, box: box(el)}); };
@@ -144,7 +154,7 @@ CHECK_JS = r"""(opts) => {
       [b.r - inset, b.t + inset], [b.l + inset, b.b - inset], [b.r - inset, b.b - inset]];
     for (const [x, y] of points) {
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
-      const hit = document.elementFromPoint(x, y);
+      const hit = paintedAt(x, y);
       if (hit && (hit === part.el || part.el.contains(hit) || hit.contains(part.el))) continue;
       fail(`${part.label} is covered by ${describe(hit)} at (${px(x)}, ${px(y)})`);
       break;
@@ -262,7 +272,7 @@ CHECK_JS = r"""(opts) => {
       const x = (q.l + q.r) / 2;
       const y = (q.t + q.b) / 2;
       if (x < 0 || y < 0 || x >= vw || y >= vh) continue;
-      const hit = document.elementFromPoint(x, y);
+      const hit = paintedAt(x, y);
       if (!hit || hit === t.el || t.el.contains(hit) || hit.contains(t.el)) continue;
       fail(`text "${t.short}" is under ${describe(hit)}`);
       break;
