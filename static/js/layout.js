@@ -226,7 +226,7 @@ class Layout {
       if (chosen) break;
     }
     chosen = chosen || tried[0];
-    return { ...chosen.spot, chain: this.follow(port.chain, chosen.d, chosen.turned) };
+    return { ...chosen.spot, turned: chosen.turned, chain: this.follow(port.chain, chosen.d, chosen.turned) };
   }
 
   /** The line after a tile went `d`. A line that turned across its first direction never heads
@@ -235,14 +235,19 @@ class Layout {
     if (!turned) return chain;
     const across = isHorizontal(d) !== isHorizontal(chain.dir);
     const never = across && !chain.never.includes(BACK[d]) ? [...chain.never, BACK[d]] : chain.never;
-    if (chain.lane) chain.lane.turned[chain.dir] = true;
     return { ...chain, lane: null, turn: RIGHT[d], never };
   }
 
-  /** Note how far a line still on its lane has run, after a tile went straight along it. */
-  ran(chain, rect) {
+  /** Note how far a line on its lane has run, or that it turned off it, once a tile is laid
+   * (never for a target's preview: a preview changes nothing). */
+  laid(chain, spot) {
     const lane = chain.lane;
     if (!lane) return;
+    if (spot.turned) {
+      lane.turned[chain.dir] = true;
+      return;
+    }
+    const rect = spot.rect;
     const d = chain.dir;
     const o = lane.origin;
     lane.run[d] = d === "W" ? o.x0 - rect.x0 : d === "E" ? rect.x1 - o.x1 : d === "N" ? o.y0 - rect.y0 : rect.y1 - o.y1;
@@ -339,7 +344,7 @@ export function layoutBoard(board, bounds) {
     const bottom = t.isDouble ? t.b : entrySide === "larger" ? t.a : t.b;
     items.push({ tile, cx: spot.cx, cy: spot.cy, rot: spot.rot, top, bottom, rect: spot.rect, isDouble: t.isDouble, isSpinner: spinner === tile });
     layout.add(spot.rect);
-    if (spot.chain === port.chain) layout.ran(port.chain, spot.rect);
+    layout.laid(port.chain, spot);
     const exitSide = entrySide === "larger" ? "smaller" : "larger";
     for (const [key, p] of portsOf(tile, spot, spinner === tile, exitSide, spot.rect)) ports.set(key, p);
   }
