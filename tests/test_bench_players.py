@@ -103,3 +103,34 @@ def test_only_the_newest_decision_is_sent(think_ms: tuple[int, int]) -> None:
     sent = asyncio.run(play())
     assert len(sent) == 1
     assert '"version":8' in sent[0]
+
+
+def _update(version: int, legal: dict[str, Any] | None, deadline_ms: int = 5_000) -> bytes:
+    clock = {"now_ms": 1_000, "deadline_ms": deadline_ms}
+    match = {"status": "active", "phase": "playing", "legal": legal, "clock": clock}
+    return orjson.dumps({"type": "update", "version": version, "events": [], "match": match})
+
+
+def test_a_passive_seat_decides_once_and_then_lets_its_clock_run_out() -> None:
+    """A time-out match measures how late the server flags a seat (R7.7). A seat that never
+    decided would not be flagged but aborted for its missing first decision (D7), at a deadline
+    of its own: so each passive seat makes one decision, at once, and none after it."""
+
+    async def play() -> list[str]:
+        socket = Socket()
+        seat = Player(
+            cast(LeanSocket, socket), "m1", Stats(), (5_000, 8_000), random.Random(1), passive=True
+        )
+        legal = {"plays": [], "can_draw": False, "can_decline": True, "bids": [{"amount": 15}]}
+        seat.on_text(_update(7, legal))
+        seat.on_text(_update(7, legal))  # the same view again (a resync): still one decision
+        await asyncio.sleep(0.01)  # not after a think time: its clock may be short
+        seat.on_text(_update(8, None))  # the opponent's turn
+        seat.on_text(_update(9, legal, deadline_ms=9_000))  # its own again: it lets it run out
+        await asyncio.sleep(0.05)
+        return socket.sent
+
+    sent = asyncio.run(play())
+    assert len(sent) == 1
+    assert '"version":7' in sent[0]
+    assert any(kind in sent[0] for kind in ('"type":"decline"', '"type":"bid"'))

@@ -14,7 +14,7 @@ from spectacular_bid.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "RULES.md"
-CITED = re.compile(r"\b(R[1-8]\.\d{1,2}|D[1-6])\b")
+CITED = re.compile(r"\b(R[1-8]\.\d{1,2}|D[1-9])\b")
 DEFINED = re.compile(r"^- \*\*(R\d\.\d{1,2}|D\d)\*\* ", re.MULTILINE)
 POSITION = re.compile(r"^`([0-9@:a-zA-Z\- ]+)` → `(Tiles: .+)`$", re.MULTILINE)
 LONG_GAME = re.compile(r"^A longer game, `([0-9@:a-zA-Z\- ]+)`,$", re.MULTILINE)
@@ -27,7 +27,7 @@ def defined() -> list[str]:
 
 def test_every_rule_is_defined_once() -> None:
     ids = defined()
-    assert len(ids) == 52  # R1.1 … R8.3 (46) and D1 … D6
+    assert len(ids) == 54  # R1.1 … R8.3 (46) and D1 … D8
     assert len(set(ids)) == len(ids)
 
 

@@ -82,3 +82,58 @@ def test_the_finnish_replay_is_not_read_as_a_rematch() -> None:
     assert "uusinta" not in str(fi["replay.title"]).lower()
     assert "uusinta" not in str(fi["lobby.replay"]).lower()
     assert "uusinta" in str(fi["rematch.offer"]).lower()
+
+
+def rule_items(language: str) -> dict[str, str]:
+    """The text of each rule of the rules overlay in ``language``, by its id (R2.1, D2, …)."""
+    page = (STATIC / "rules" / f"{language}.html").read_text(encoding="utf-8")
+    found = re.findall(r'<li><span class="rid">([RD][0-9.]+)</span>(.*?)</li>', page, re.S)
+    return {rule: re.sub(r"<[^>]+>", "", text).lower() for rule, text in found}
+
+
+def stem(word: str) -> str:
+    """Enough of a Ukrainian word to find its inflected forms (запас, запасу, запасі)."""
+    return word.strip().lower()[:5]
+
+
+BONEYARD_KEYS = ("match.boneyard", "banner.must_draw", "event.drew", "event.drew_own")
+BANK_KEYS = (
+    "clock.bank",
+    "clock.aria",
+    "lobby.fact_clock",
+    "time.custom_bank",
+    "time.bank_invalid",
+)
+BONEYARD_RULES = ("R2.1", "R4.1", "D2")
+BANK_RULES = ("R7.1", "R7.2", "R7.7")
+
+
+def test_the_ukrainian_bank_and_boneyard_are_two_words() -> None:
+    """The clock's bank (R7.1) and the tiles left to draw (R2.1) are different things, so in
+    Ukrainian they have different words, in the client and in the rules alike."""
+    uk = strings("uk")
+    rules = rule_items("uk")
+    boneyard, bank = stem(str(uk["match.boneyard"])), stem(str(uk["clock.bank"]))
+    assert boneyard != bank
+    texts = {key: str(uk[key]).lower() for key in (*BONEYARD_KEYS, *BANK_KEYS)}
+    texts.update(rules)
+    for name in (*BONEYARD_KEYS, *BONEYARD_RULES):
+        assert boneyard in texts[name], f"uk {name}: {texts[name]!r}"
+        assert bank not in texts[name], f"uk {name}: {texts[name]!r}"
+    for name in (*BANK_KEYS, *BANK_RULES):
+        assert bank in texts[name], f"uk {name}: {texts[name]!r}"
+        assert boneyard not in texts[name], f"uk {name}: {texts[name]!r}"
+
+
+def test_the_finnish_jockey_is_finnish() -> None:
+    """The player who went out (R4.5) has a Finnish name in the client and in the rules, the
+    same in both."""
+    fi = strings("fi")
+    word = str(fi["seat.jockey"]).lower()
+    found = {key: text for key, text in fi.items() if "jockey" in json.dumps(text).lower()}
+    assert found == {}
+    page = (STATIC / "rules" / "fi.html").read_text(encoding="utf-8").lower()
+    assert "jockey" not in page
+    rules = rule_items("fi")
+    for rule in ("R4.5", "R6.1", "R6.4"):
+        assert word[:-1] in rules[rule], f"fi {rule} does not name the {word}: {rules[rule]!r}"

@@ -12,6 +12,12 @@ export function announce(text) {
   while (live.childElementCount > KEEP) live.firstElementChild.remove();
 }
 
+/** Toasts belong to the page they were shown on: the router calls this as it changes pages. */
+export function clearToasts() {
+  const box = document.getElementById("toasts");
+  if (box) box.replaceChildren();
+}
+
 export function toast(text, kind = "info", ms = 4200) {
   const box = document.getElementById("toasts");
   if (!box || !text) return;

@@ -44,7 +44,7 @@ async function call(method, path, body) {
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = typeof body === "string" ? body : JSON.stringify(body); // a string is JSON already
   }
   let response;
   try {
@@ -143,6 +143,8 @@ export const changePassword = (current, password) =>
  * fields: what the mode needs besides ({level} for "bot"). */
 export const createMatch = (mode, control = {}, fields = {}) => call("POST", "/api/matches", { mode, ...fields, ...control });
 export const joinMatch = (id) => call("POST", `/api/matches/${encodeURIComponent(id)}/join`);
+/** After an invitation expired (D3): a new one back to its creator, or an open challenge. */
+export const answerExpired = (id, mode) => call("POST", `/api/matches/${encodeURIComponent(id)}/again`, { mode });
 export const readMatch = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}`);
 export const readChat = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/chat`);
 export const readBoard = (moves) => call("GET", `/api/board?moves=${encodeURIComponent(moves)}`);
@@ -151,6 +153,8 @@ export const readLobby = () => call("GET", "/api/lobby");
 export const readFinished = (before) => call("GET", `/api/lobby/finished?${new URLSearchParams({ before })}`);
 export const readReplay = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/replay`);
 export const readRecord = (id) => call("GET", `/api/matches/${encodeURIComponent(id)}/record`);
+/** Have the server check a record document (JSON text) as `specbid replay --verify` does. */
+export const verifyRecord = (text) => call("POST", "/api/records/verify", text);
 export const readPlayer = (name) => call("GET", `/api/players/${encodeURIComponent(name)}`);
 export function readPlayerMatches(name, limit, before) {
   const query = new URLSearchParams({ limit: String(limit) });

@@ -1,8 +1,8 @@
 // The lobby (/): a display name or an account, the time control, the three ways to start a
-// match with a person and the one against the computer, and the lists of rematches offered to
-// this player, open challenges, live matches to watch and finished matches to replay, polled
-// while it is open. A creation the server refuses as busy is retried after its Retry-After,
-// saying so in the page (busyretry.js).
+// match with a person and the one against the computer, and the lists of invitations made back
+// and rematches offered to this player, open challenges, live matches to watch and finished
+// matches to replay, polled while it is open. A creation the server refuses as busy is retried
+// after its Retry-After, saying so in the page (busyretry.js).
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
@@ -136,9 +136,10 @@ class Lobby {
         h("span", { class: "mode-icon", "aria-hidden": "true" }, icon(iconName)),
         h("span", { class: "mode-title", "data-i18n": titleKey }),
         h("span", { class: "mode-text", "data-i18n": textKey }));
-      button.addEventListener("click", () => this.create(mode));
+      button.addEventListener("click", () => (mode === "shared" ? this.openSharedForm() : this.create(mode)));
       return button;
     };
+    const sharedForm = this.sharedNamesForm();
 
     const list = (id, titleKey, emptyKey) =>
       h("section", { class: "card list-card", "aria-labelledby": `${id}-title` },
@@ -166,10 +167,12 @@ class Lobby {
             modeButton("create-invite", "link", "lobby.invite_title", "lobby.invite_text", "invite"),
             modeButton("create-open", "megaphone", "lobby.open_title", "lobby.open_text", "open"),
             modeButton("create-shared", "device", "lobby.shared_title", "lobby.shared_text", "shared")),
+          sharedForm,
           this.retry.el,
           this.computer.el)),
       h("p", { class: "lobby-stale notice notice-warn", hidden: true, role: "status", "data-i18n": "lobby.stale" }),
       h("div", { class: "lists" },
+        list("invitations-back", "late.lobby_list", "late.lobby_list"),
         list("rematch-offers", "rematch.list", "rematch.list"),
         list("open-challenges", "lobby.open_list", "lobby.open_empty"),
         list("live-matches", "lobby.live_list", "lobby.live_empty"),
@@ -258,6 +261,50 @@ class Lobby {
     return this.saveName();
   }
 
+  /** The names of the two people at a shared device, typed before the match is made. */
+  sharedNamesForm() {
+    const field = (id, key) => h("label", { class: "shared-name", for: id },
+      h("span", { class: "field-label", "data-i18n": key }),
+      h("input", { id, class: "text-input", type: "text", maxlength: "24", autocomplete: "off", spellcheck: "false" }));
+    const form = h("form", { id: "shared-form", class: "shared-form", hidden: true, novalidate: true },
+      h("p", { class: "shared-form-title", "data-i18n": "lobby.shared_names" }),
+      h("div", { class: "shared-names" }, field("shared-first", "lobby.shared_first"), field("shared-second", "lobby.shared_second")),
+      h("button", { type: "submit", class: "btn btn-primary", "data-action": "start-shared", "data-i18n": "lobby.shared_start" }));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.createShared();
+    });
+    return form;
+  }
+
+  openSharedForm() {
+    const form = this.root.querySelector("#shared-form");
+    form.hidden = false;
+    const first = form.querySelector("#shared-first");
+    if (!first.value) first.value = this.root.querySelector("#name-input").value.trim();
+    form.querySelector(first.value ? "#shared-second" : "#shared-first").focus();
+  }
+
+  /** A shared-device match under the two typed names, or the device's own name on both seats
+   * when none is typed; one name alone, or the same name twice, is asked again. */
+  async createShared() {
+    const form = this.root.querySelector("#shared-form");
+    const first = form.querySelector("#shared-first").value.trim();
+    const second = form.querySelector("#shared-second").value.trim();
+    if (!first && !second) return this.create("shared");
+    if (!first || !second) {
+      toast(t("lobby.shared_names_both"), "error");
+      form.querySelector(first ? "#shared-second" : "#shared-first").focus();
+      return undefined;
+    }
+    if (first.toLocaleLowerCase() === second.toLocaleLowerCase()) {
+      toast(t("lobby.shared_names_differ"), "error");
+      form.querySelector("#shared-second").focus();
+      return undefined;
+    }
+    return this.create("shared", { names: { first, second } });
+  }
+
   /** Start an action (a creation, a join, an accepted rematch) unless one is under way; a
    * retry waiting for a busy server is cancelled by the new one. Returns the action's number,
    * or null when it may not start. */
@@ -273,7 +320,8 @@ class Lobby {
     if (action === this.action) this.busy = false;
   }
 
-  /** fields: what the mode needs besides the time control ({level} for the computer). */
+  /** fields: what the mode needs besides the time control ({level} for the computer, {names}
+   * for a shared device). */
   async create(mode, fields = {}) {
     const action = this.begin();
     if (action === null) return;
@@ -341,6 +389,7 @@ class Lobby {
         h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-rematch", onclick: () => this.answerRematch(o.match_id, offerRematch) }, t("rematch.accept")),
         h("button", { type: "button", class: "btn btn-secondary btn-small", "data-action": "decline-rematch", onclick: () => this.answerRematch(o.match_id, declineRematch) }, t("rematch.decline"))),
     ]);
+    this.renderInvitations(data.invitations || []);
     this.fillList("open-challenges", data.open_challenges || [], (m) => {
       const mine = myName && m.first === myName;
       return [
@@ -363,6 +412,19 @@ class Lobby {
         h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
     ]);
     this.finished.update(data.finished || [], data.finished_next || null);
+  }
+
+  /** D3: invitations made back to this player by a friend who came after theirs expired. */
+  renderInvitations(invitations) {
+    const items = invitations.map((i) => ({ ...i, id: i.match_id }));
+    this.root.querySelector("#invitations-back").closest("section").hidden = !items.length;
+    this.fillList("invitations-back", items, (i) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, withName("late.invited_you", [h("a", { class: "player-link", href: i.by_profile }, i.by), " ", ratingTag(i, "by_rating")])),
+        h("span", { class: "item-meta" }, meta([controlTag(i)]))),
+      h("div", { class: "item-actions" },
+        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-invitation", onclick: () => this.accept(i.match_id) }, t("late.play"))),
+    ]);
   }
 
   fillList(id, items, row) {

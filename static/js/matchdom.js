@@ -55,8 +55,10 @@ export function buildMatchDom() {
     h("div", { class: "notices" },
       h("div", { id: "confirm-box", class: "card confirm-box", role: "alertdialog", "aria-modal": "false", "aria-labelledby": "confirm-question", hidden: true }),
       h("p", { id: "opponent-status", class: "notice notice-warn", hidden: true, role: "status" }),
+      h("p", { id: "first-decision", class: "notice notice-warn", "data-countdown": "first", hidden: true }),
       h("div", { id: "join-panel", class: "card join-card", hidden: true }),
-      h("div", { id: "invite-panel", class: "card invite-card", hidden: true })),
+      h("div", { id: "invite-panel", class: "card invite-card", hidden: true }),
+      h("div", { id: "late-panel", class: "card late-card", hidden: true })),
     seatPanel("top"),
     h(
       "section",

@@ -5,7 +5,7 @@
 
 import { h, fill, other, setAttr, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, joinMatch, readChat, readMatch, readRematch, whoAmI } from "./api.js";
+import { ApiError, answerExpired, createGuest, joinMatch, readChat, readMatch, readRematch, whoAmI } from "./api.js";
 import { ChatPanel } from "./chat.js";
 import { RematchBox } from "./rematch.js";
 import { Confirmation } from "./confirm.js";
@@ -16,7 +16,7 @@ import { buildMatchDom } from "./matchdom.js";
 import { renderBoard } from "./board.js";
 import { renderSeat } from "./seats.js";
 import { renderHand, handKeys } from "./hand.js";
-import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, paintCountdowns } from "./panels.js";
+import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, renderLate, paintCountdowns } from "./panels.js";
 import { paintClock, serverNow } from "./clock.js";
 import { animateTransfer } from "./chips.js";
 import { animateMoves } from "./motion.js";
@@ -27,11 +27,12 @@ import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 import { TableBounds } from "./fit.js";
 import { Cues } from "./sound.js";
+import { isTouchOnly } from "./pointer.js";
+import { MoveList } from "./movelist.js";
+import { renderRatedMark } from "./rating.js";
 
 const AUTO_DRAW_KEY = "specbid.autodraw";
-const LOG_LIMIT = 120;
 const QUIET = new Set(["ready", "deck_committed", "deck_revealed", "round_dealt"]);
-const UNLOGGED = new Set(["deck_committed"]);
 
 export function mountMatch(main, matchId) {
   const view = new MatchView(main, matchId);
@@ -54,13 +55,13 @@ class MatchView {
     this.autoDrawnVersion = null;
     this.destroyed = false;
     this.cleanups = [];
-    this.log = []; // the move log: the last LOG_LIMIT narrated events, oldest first
-    this.logRevision = 0; // bumped whenever this.log changes, so the list is redrawn
+    this.moves = null; // the move log: every narrated event, numbered by decisions
     this.boundsKey = "";
     this.tableBounds = new TableBounds();
     this.unread = 0; // chat lines said while the drawer holding the chat was closed
     this.cues = new Cues();
     this.lowCued = null; // the decision whose low-time cue has sounded
+    this.arrived = null; // the name of the friend who came to this invitation (D3)
     try {
       this.autoDraw = localStorage.getItem(AUTO_DRAW_KEY) === "1";
     } catch {
@@ -85,6 +86,8 @@ class MatchView {
     if (this.destroyed) return;
     this.dom = buildMatchDom();
     fill(this.main, this.dom);
+    // Narrated with the view on show, so a language change rereads the whole list.
+    this.moves = new MoveList(this.dom.querySelector("#move-log-list"), (event) => eventText(event, this.store.match));
     this.rematch = new RematchBox(this.dom.querySelector("#rematch"), (id) => navigate(`/m/${id}`));
     this.confirmation = new Confirmation(this.dom.querySelector("#confirm-box"));
     this.chat = new ChatPanel(this.dom.querySelector("#chat"), {
@@ -311,7 +314,7 @@ class MatchView {
       button.classList.remove("nope");
       void button.offsetWidth;
       button.classList.add("nope");
-      this.hint(legal && legal.can_draw ? t("hand.hint_draw") : t("hand.hint_not_playable"));
+      this.hint(legal && legal.can_draw ? keyHint("hand.hint_draw") : t("hand.hint_not_playable"));
       return;
     }
     if (this.pending) return;
@@ -366,21 +369,42 @@ class MatchView {
     this.socket.send({ ...command, version: this.store.version });
   }
 
+  /** The name typed into a card for a visitor with no guest yet: it becomes one. */
+  async ensureGuest(name) {
+    if (this.me) return true;
+    const clean = (name || "").trim();
+    if (!clean) {
+      toast(t("lobby.name_needed"), "error");
+      return false;
+    }
+    this.me = await createGuest(clean);
+    try {
+      localStorage.setItem("specbid.name", this.me.name);
+    } catch {
+      /* ignore */
+    }
+    return true;
+  }
+
+  /** D3: after an expired invitation, invite its creator back or post an open challenge, with
+   * its time control; the new match's page shows the link to send. */
+  async again(mode, name) {
+    if (this.pending) return;
+    this.pending = true;
+    try {
+      if (!(await this.ensureGuest(name))) return;
+      const created = await answerExpired(this.id, mode);
+      navigate(`/m/${created.id}`);
+    } catch (err) {
+      toast(err instanceof ApiError ? errorText(err) : String(err), "error");
+    } finally {
+      this.pending = false;
+    }
+  }
+
   async join(name) {
     try {
-      if (!this.me) {
-        const clean = (name || "").trim();
-        if (!clean) {
-          toast(t("lobby.name_needed"), "error");
-          return;
-        }
-        this.me = await createGuest(clean);
-        try {
-          localStorage.setItem("specbid.name", this.me.name);
-        } catch {
-          /* ignore */
-        }
-      }
+      if (!(await this.ensureGuest(name))) return;
       await joinMatch(this.id);
       this.joinOffered = false;
       this.connect(); // the new socket speaks for the new seat
@@ -406,7 +430,7 @@ class MatchView {
 
   onChange(change) {
     const { match, events, kind, previous, log } = change;
-    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log, match);
+    if (kind === "state" && Array.isArray(log)) this.rebuildLog(log);
     if (kind !== "presence") {
       this.pending = false;
       if (!previous || previous.decision !== match.decision || !match.legal) this.selected = null;
@@ -462,13 +486,23 @@ class MatchView {
   }
 
   /** Sounds for the others' placements and scores and for one's turn; a notification of the
-   * turn when the tab is hidden (issue 12 item 5). Each is off until the player turns it on. */
+   * turn when the tab is hidden (issue 12 item 5). Sound is on until the player turns it off;
+   * notifications are off until the player turns them on. */
   cue(match, events, previous) {
     const seated = match.audience === "first" || match.audience === "second";
     for (const event of events) {
       const mine = seated && event.seat === match.viewer;
       if (event.type === "played" && !mine) this.cues.play("place");
       if (event.type === "transferred") this.cues.play("score");
+    }
+    // D3: the friend came to this invitation; its creator may be in another tab.
+    const arrived = match.audience === "first" && match.mode !== "bot"
+      ? events.find((event) => event.type === "seat_taken" && event.seat === "second") : null;
+    if (arrived) {
+      this.arrived = arrived.name;
+      this.cues.play("join");
+      this.cues.notify(t("arrival.title", { name: arrived.name }), t("arrival.body"), "specbid-join");
+      this.renderTitle(match);
     }
     const turnNow = !!match.legal && (!previous || !previous.legal || previous.decision !== match.decision);
     if (turnNow && match.status === "active" && match.audience !== "device") {
@@ -482,10 +516,10 @@ class MatchView {
   renderCues() {
     const sound = this.dom.querySelector("[data-action=sound]");
     const on = this.cues.soundOn;
+    // Labelled in words ("Sound on"), which are its name; the title says what a press does.
     setAttr(sound, "aria-pressed", on ? "true" : "false");
-    setAttr(sound, "aria-label", on ? t("cues.sound_on") : t("cues.sound_off"));
     setAttr(sound, "title", on ? t("cues.sound_on") : t("cues.sound_off"));
-    fill(sound, icon(on ? "megaphone" : "mute"));
+    fill(sound, icon(on ? "megaphone" : "mute"), h("span", { class: "btn-label" }, t(on ? "cues.sound_label_on" : "cues.sound_label_off")));
     const notify = this.dom.querySelector("[data-action=notify]");
     const allowed = this.cues.notifyOn;
     setAttr(notify, "aria-pressed", allowed ? "true" : "false");
@@ -497,23 +531,14 @@ class MatchView {
 
   /** A state's log (every event so far) becomes the move log, read as the updates would have
    * made it: after a reload, a resync or for a late spectator. */
-  rebuildLog(events, match) {
-    this.log = [];
-    this.appendLog(events, match);
-  }
-
-  appendLog(events, match) {
-    for (const event of events) {
-      if (!UNLOGGED.has(event.type) && eventText(event, match)) this.log.push(event);
-    }
-    if (this.log.length > LOG_LIMIT) this.log.splice(0, this.log.length - LOG_LIMIT);
-    this.logRevision += 1;
+  rebuildLog(events) {
+    this.moves.replace(events);
   }
 
   afterEvents(match, events) {
     const live = events.length <= 12;
     const announced = [];
-    this.appendLog(events, match);
+    this.moves.add(events);
     for (const event of events) {
       const text = eventText(event, match);
       if (event.type === "transferred" && live) animateTransfer(event);
@@ -592,10 +617,10 @@ class MatchView {
     const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
     dom.querySelector(".match-title").textContent = this.titleText(match);
     dom.querySelector(".match-sub").textContent = `${names} · ${t(`mode.${match.mode}`)}`;
-    // A player in another tab sees it is their turn in the tab's title (issue 12 item 5).
-    document.title = `${match.legal ? `● ${t("match.your_turn_title")} · ` : ""}${names} — ${t("app.name")}`;
+    this.renderTitle(match);
     this.renderConnection();
 
+    renderRatedMark(dom.querySelector(".match-meta"), match);
     const spectators = dom.querySelector("#spectators");
     fill(spectators, icon("eye", "icon icon-inline"), " ", h("span", { class: "count" }, String(match.spectators || 0)), " ", h("span", { class: "spectators-word" }, t("match.spectators", { n: match.spectators || 0 })));
 
@@ -619,6 +644,7 @@ class MatchView {
       onJoin: (name) => this.join(name),
     });
     renderInvite(dom.querySelector("#invite-panel"), match);
+    renderLate(dom.querySelector("#late-panel"), match, { hasName: !!this.me, onAgain: (mode, name) => this.again(mode, name) });
 
     const isPlayer = match.audience === "first" || match.audience === "second";
     renderSeat(dom.querySelector(".seat-top"), match, top, { backs: true, countId: "opponent-count", isYou: false });
@@ -659,6 +685,16 @@ class MatchView {
     this.renderBoardOnly();
     this.renderLog();
     this.tick();
+  }
+
+  /** A player in another tab sees it is their turn in the tab's title, and the creator of an
+   * invitation that the friend has come to, until the first round starts (D3). */
+  renderTitle(match) {
+    const names = `${seatName(match, "first")} – ${seatName(match, "second")}`;
+    const arrival = this.arrived && match.phase === "awaiting_deal" && match.round_number === 0
+      && match.status === "active" && !(match.ready && match.ready[match.viewer]);
+    const flag = match.legal ? t("match.your_turn_title") : arrival ? t("arrival.title", { name: this.arrived }) : "";
+    document.title = `${flag ? `● ${flag} · ` : ""}${names} — ${t("app.name")}`;
   }
 
   titleText(match) {
@@ -807,14 +843,16 @@ class MatchView {
     const draw = area.querySelector("[data-action=draw]");
     const canDraw = !!(match.legal && match.legal.can_draw);
     draw.hidden = !canDraw;
-    fill(draw, t("hand.draw"), " ", h("kbd", { "aria-hidden": "true" }, "D"));
-    draw.setAttribute("aria-keyshortcuts", "D");
+    // A touch screen has no D key to show (or to announce).
+    const keys = !isTouchOnly();
+    fill(draw, t("hand.draw"), keys ? [" ", h("kbd", { "aria-hidden": "true" }, "D")] : null);
+    setAttr(draw, "aria-keyshortcuts", keys ? "D" : null);
     area.querySelector(".toggle-text").textContent = t("hand.auto_draw");
     const hint = area.querySelector(".hand-hint");
     if (!this.selected) {
       let text = "";
       if (match.legal && (match.phase === "opening" || match.phase === "playing")) {
-        text = canDraw ? t("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : t("hand.hint_play");
+        text = canDraw ? keyHint("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : keyHint("hand.hint_play");
       }
       hint.textContent = text;
       hint.dataset.kind = "standing";
@@ -838,15 +876,12 @@ class MatchView {
   renderLog() {
     if (!this.dom) return;
     const details = this.dom.querySelector(".move-log");
-    details.querySelector("summary").textContent = t("match.log", { n: this.log.length });
-    const list = details.querySelector("#move-log-list");
-    const key = `${this.logRevision}|${document.documentElement.lang}`;
-    if (list.dataset.key === key) return;
-    list.dataset.key = key;
-    // Narrated now, with the view on show, so a language change rereads the whole list.
-    const match = this.store.match;
-    fill(list, this.log.map((event) => h("li", { "data-version": event.version, "data-event": event.type }, eventText(event, match))));
-    list.scrollTop = list.scrollHeight;
+    const grew = this.moves.render();
+    details.querySelector("summary").textContent = t("match.log", { n: this.moves.decisions });
+    if (grew) {
+      const list = details.querySelector("#move-log-list");
+      list.scrollTop = list.scrollHeight;
+    }
   }
 
   tick() {
@@ -866,6 +901,11 @@ class MatchView {
       this.dom.dataset.cues = this.cues.played.slice(-20).join(",");
     }
   }
+}
+
+/** A hint that names keys, or its words without them on a touch screen. */
+function keyHint(key) {
+  return t(isTouchOnly() ? `${key}_touch` : key);
 }
 
 function errorText(err) {

@@ -5,11 +5,17 @@ import { t } from "./i18n.js";
 import { placeText } from "./board.js";
 import { computerSeatName } from "./computer.js";
 
-/** A seat's display name; on a shared device both seats belong to one guest, so they are
- * called Player 1 and Player 2; the computer is called by its level. */
+/** A seat's display name; on a shared device both seats belong to one guest, so they are called
+ * by the two names typed for them, or Player 1 and Player 2 when none were (both seats then
+ * bear the device's own name); the computer is called by its level. */
 export function seatName(match, seat) {
   if (!seat) return "";
-  if (match && match.mode === "shared") return t(seat === "first" ? "seat.player1" : "seat.player2");
+  if (match && match.mode === "shared") {
+    const players = match.players || {};
+    const names = [players.first, players.second].map((p) => (p && p.name) || "");
+    if (names[0] && names[1] && names[0] !== names[1]) return names[seat === "first" ? 0 : 1];
+    return t(seat === "first" ? "seat.player1" : "seat.player2");
+  }
   const computer = computerSeatName(match, seat);
   if (computer) return computer;
   const player = match && match.players ? match.players[seat] : null;
@@ -73,6 +79,7 @@ export function eventText(event, match) {
       if (event.reason === "block") return t("event.round_block", { n: event.number });
       return t("event.round_over", { n: event.number });
     case "match_ended":
+      if (event.undecided) return t("event.match_aborted_undecided", { name: name(event.undecided) });
       if (!event.winner) return t("event.match_aborted", { reason: reasonText(event.reason) });
       return t("event.match_won", { name: name(event.winner), reason: reasonText(event.reason) });
     case "revealed":

@@ -1,5 +1,6 @@
 // The match page's cards: the auction, the round settlement with Start/Continue, the result,
-// the invitation and the join offer. Each is drawn from the last snapshot only.
+// the invitation, the join offer and the way forward from an expired invitation. Each is drawn
+// from the last snapshot only.
 
 import { h, fill, mmss, tileLabel } from "./dom.js";
 import { t } from "./i18n.js";
@@ -7,6 +8,7 @@ import { seatName, reasonText } from "./narrate.js";
 import { tileSvg } from "./tiles.js";
 import { verifyReveal } from "./fairness.js";
 import { icon } from "./icons.js";
+import { ratingChanges } from "./rating.js";
 
 // -- the auction ------------------------------------------------------------------------------
 
@@ -296,14 +298,16 @@ function resultIcon(match, result) {
 }
 
 export function renderResult(box, match) {
-  const ended = match.status === "finished" || match.status === "aborted";
+  // A visitor who came to an expired invitation is offered a way forward instead (renderLate).
+  const ended = (match.status === "finished" || match.status === "aborted") && !isLate(match);
   box.hidden = !ended;
   if (!ended) {
     fill(box);
     return;
   }
   const result = match.result || { winner: null, reason: "join_timeout" };
-  const key = `${result.winner}|${result.reason}|${document.documentElement.lang}`;
+  const changes = ["first", "second"].map((seat) => match.players && match.players[seat] ? match.players[seat].rating_change : null);
+  const key = `${result.winner}|${result.reason}|${result.undecided}|${changes.join("|")}|${document.documentElement.lang}`;
   if (box.dataset.key === key) return;
   box.dataset.key = key;
   let headline;
@@ -311,9 +315,11 @@ export function renderResult(box, match) {
   else if (match.viewer && match.audience !== "device") headline = result.winner === match.viewer ? t("result.you_won") : t("result.you_lost");
   else headline = t("result.winner", { name: seatName(match, result.winner) });
   const loser = result.winner ? (result.winner === "first" ? "second" : "first") : null;
-  const detail = result.winner
+  let detail = result.winner
     ? t(`result.detail.${result.reason}`, { winner: seatName(match, result.winner), loser: seatName(match, loser) })
     : reasonText(result.reason);
+  // D7: whose first decision never came.
+  if (result.undecided) detail = t("result.detail.no_first_decision", { name: seatName(match, result.undecided) });
   fill(
     box,
     h("div", { class: "result-icon", "aria-hidden": "true" }, icon(resultIcon(match, result), "icon icon-result")),
@@ -322,6 +328,7 @@ export function renderResult(box, match) {
     h("p", { class: "result-balances" }, t("settlement.balances", {
       a: seatName(match, "first"), x: match.balances.first, b: seatName(match, "second"), y: match.balances.second,
     })),
+    ratingChanges(match, (seat) => seatName(match, seat)),
     h("div", { class: "result-actions" },
       h("a", { class: "btn btn-primary", href: `/replay/${match.id}` }, t("result.replay")),
       h("a", { class: "btn btn-secondary", href: "/" }, t("result.lobby"))),
@@ -356,12 +363,55 @@ export function renderInvite(box, match) {
     copy.textContent = ok ? t("invite.copied") : t("invite.copy_failed");
     setTimeout(() => { copy.textContent = t("invite.copy"); }, 2000);
   });
+  // D3: it waits while this page is open, and for the join timeout once it is closed.
+  const minutes = Math.max(1, Math.round((match.join_timeout_ms || 0) / 60000));
   fill(
     box,
     h("h2", { class: "card-title" }, match.mode === "open" ? t("invite.open_title") : t("invite.title")),
     h("p", { class: "card-text" }, match.mode === "open" ? t("invite.open_text") : t("invite.text")),
     h("div", { class: "invite-row" }, input, copy),
-    h("p", { class: "countdown muted", "data-countdown": "join" }),
+    h("p", { class: "muted invite-waits" }, t("invite.waits", { n: minutes })),
+  );
+}
+
+/** A visitor at an invitation (or open challenge) that expired before a second player came. */
+export function isLate(match) {
+  return match.status === "aborted" && (match.mode === "invite" || match.mode === "open")
+    && !!match.players && !!match.players.first && !match.players.second && match.audience === "spectator";
+}
+
+/** D3: a friend who came too late sees who invited them and, in one click, invites them back
+ * (a new invitation on the same time control, whose link they send) or posts an open
+ * challenge — not the replay of an empty match. */
+export function renderLate(box, match, { hasName, onAgain }) {
+  const show = isLate(match);
+  box.hidden = !show;
+  if (!show) {
+    delete box.dataset.key;
+    fill(box);
+    return;
+  }
+  const name = match.players.first.name;
+  const key = `${name}|${hasName}|${document.documentElement.lang}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  let input = null;
+  if (!hasName) {
+    input = h("input", { id: "late-name", class: "text-input", type: "text", maxlength: "24", autocomplete: "nickname", placeholder: t("lobby.name_placeholder"), "aria-label": t("lobby.name_label") });
+    try { input.value = localStorage.getItem("specbid.name") || ""; } catch { /* ignore */ }
+  }
+  const choice = (mode, titleKey, hintKey) =>
+    h("button", { type: "button", class: `btn ${mode === "invite" ? "btn-primary" : "btn-secondary"}`, "data-action": `again-${mode}`, onclick: () => onAgain(mode, input ? input.value : null) },
+      h("strong", {}, t(titleKey, { name })),
+      h("small", {}, t(hintKey, { name })));
+  fill(
+    box,
+    h("h2", { class: "card-title" }, t("late.title", { name })),
+    h("p", { class: "card-text" }, t("late.text", { name })),
+    input,
+    h("div", { class: "late-actions" },
+      choice("invite", "late.invite_back", "late.invite_back_hint"),
+      choice("open", "late.challenge", "late.challenge_hint")),
   );
 }
 
@@ -396,17 +446,30 @@ export function renderJoin(box, { visible, full, hasName, onJoin }) {
   fill(box, h("h2", { class: "card-title" }, t("join.title")), h("p", { class: "card-text" }, t("join.text")), form);
 }
 
-/** Refresh the countdown lines (start grace, join timeout) from the server's clock. */
+/** Refresh the countdown lines (start grace, join timeout, a first decision) from the server's
+ * clock. */
 export function paintCountdowns(root, match, nowServerMs) {
   for (const el of root.querySelectorAll("[data-countdown]")) {
-    const deadline = el.dataset.countdown === "start" ? match.start_deadline_ms : match.join_deadline_ms;
+    const kind = el.dataset.countdown;
+    const deadline = { start: match.start_deadline_ms, join: match.join_deadline_ms, first: match.first_decision_deadline_ms }[kind];
     let text = "";
-    if (deadline) {
+    if (deadline && kind === "first") text = firstDecisionText(match, Math.max(0, deadline - nowServerMs));
+    else if (deadline) {
       const left = Math.max(0, deadline - nowServerMs);
-      text = el.dataset.countdown === "start"
+      text = kind === "start"
         ? t(match.round_number === 0 ? "start.auto_first" : "start.auto", { time: mmss(left) })
         : t("invite.expires", { time: mmss(left) });
     }
     if (el.textContent !== text) el.textContent = text;
+    if (kind === "first") el.hidden = !text;
   }
+}
+
+/** D7: until a player has made a decision of their own, running out of time aborts the match
+ * instead of losing it; the player to decide and everyone else are told how long is left. */
+function firstDecisionText(match, leftMs) {
+  if (match.status !== "active" || !match.to_act) return "";
+  const s = Math.ceil(leftMs / 1000);
+  const mine = match.audience === "device" ? !match.handover : match.viewer === match.to_act;
+  return mine ? t("first_decision.you", { s }) : t("first_decision.other", { name: seatName(match, match.to_act), s });
 }

@@ -11,7 +11,7 @@ import { t, onLanguageChange } from "./i18n.js";
 import { ApiError, offerRematch, readPlayer, readPlayerMatches, whoAmI } from "./api.js";
 import { navigate } from "./router.js";
 import { toast } from "./announce.js";
-import { ratingTag } from "./rating.js";
+import { ratingTag, signedChange } from "./rating.js";
 import { computerName, computerSeatName } from "./computer.js";
 
 const CHART = { width: 480, height: 140, pad: 28 };
@@ -134,10 +134,14 @@ function matchLine(m, player, rematch) {
   const opponentLink = seat ? m[`${other}_profile`] : null;
   const opponent = seat ? named(other) : `${m.first || "?"} ${t("lobby.vs")} ${named("second") || "…"}`;
   const rating = computer ? null : m.rated ? t("profile.rated") : t("profile.casual");
+  const change = seat ? m[`${seat}_rating_change`] : null;
   return h("li", { class: "match-item", "data-match-id": m.id, "data-bot-level": computer ? m.bot_level : null },
     h("div", { class: "item-main" },
       h("span", { class: "item-title" },
-        seat ? [t("profile.versus"), " ", opponentLink ? h("a", { href: opponentLink }, opponent || "?") : opponent || "?"] : opponent),
+        seat ? [t("profile.versus"), " ", opponentLink ? h("a", { href: opponentLink }, opponent || "?") : opponent || "?"] : opponent,
+        change != null
+          ? [" ", h("span", { class: `rating-change${change < 0 ? " is-loss" : " is-gain"}`, "data-change": String(change), title: t("profile.change_hint") }, signedChange(change))]
+          : null),
       h("span", { class: "item-meta" },
         [outcome, t(`result.reason.${m.reason}`), rating, new Date(m.ended_at_ms).toLocaleDateString(document.documentElement.lang || "en")].filter(Boolean).join(" · "))),
     h("div", { class: "item-actions" },
@@ -147,22 +151,39 @@ function matchLine(m, player, rematch) {
         : null));
 }
 
-/** The rating after each rated match, oldest to newest, as a line with its range labelled. */
+/** The rating from before the first match shown, then after each rated match, oldest to newest,
+ * as a line: one match already draws one. The rating axis is labelled at its lowest, highest and
+ * starting values, the time axis at the first and last match's dates. */
 function chart(points) {
   if (!points.length) return h("p", { class: "profile-chart-empty" }, t("profile.no_rated"));
-  const values = points.map((p) => p.value);
-  const low = Math.min(...values) - 10;
-  const high = Math.max(...values) + 10;
+  const lang = document.documentElement.lang || "en";
+  const first = points[0];
+  const start = typeof first.before === "number" ? first.before : first.value;
+  const values = [start, ...points.map((p) => p.value)];
+  const lowest = Math.min(...values);
+  const highest = Math.max(...values);
+  const spread = Math.max(highest - lowest, 20);
+  const low = lowest - spread * 0.1;
+  const high = highest + spread * 0.1;
   const { width, height, pad } = CHART;
-  const x = (i) => pad + (points.length === 1 ? (width - 2 * pad) / 2 : (i * (width - 2 * pad)) / (points.length - 1));
-  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / (high - low);
-  const line = points.map((p, i) => `${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(" ");
+  const left = pad + 24; // room for the rating labels
+  const bottom = height - pad;
+  const x = (i) => left + (i * (width - left - pad)) / (values.length - 1);
+  const y = (v) => bottom - ((v - low) * (bottom - pad / 2)) / (high - low);
+  const line = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
   const last = points[points.length - 1];
+  const day = (ms) => new Date(ms).toLocaleDateString(lang);
+  const ticks = [...new Set([lowest, highest, start].map((v) => Math.round(v)))];
   return s("svg", { class: "profile-chart", viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": t("profile.chart", { n: points.length, value: Math.round(last.value) }) },
-    s("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "chart-axis" }),
-    s("text", { x: 2, y: y(high - 10) + 4, class: "chart-label" }, String(Math.round(high - 10))),
-    s("text", { x: 2, y: y(low + 10) + 4, class: "chart-label" }, String(Math.round(low + 10))),
+    s("line", { x1: left, y1: bottom, x2: width - pad, y2: bottom, class: "chart-axis" }),
+    s("line", { x1: left, y1: pad / 2, x2: left, y2: bottom, class: "chart-axis" }),
+    ticks.map((v) => [
+      s("line", { x1: left, y1: y(v).toFixed(1), x2: width - pad, y2: y(v).toFixed(1), class: "chart-grid" }),
+      s("text", { x: left - 4, y: (y(v) + 4).toFixed(1), class: "chart-label", "text-anchor": "end" }, String(v)),
+    ]),
+    s("text", { x: x(1), y: height - 6, class: "chart-label", "text-anchor": points.length > 1 ? "start" : "end" }, day(first.at_ms)),
+    points.length > 1 ? s("text", { x: x(values.length - 1), y: height - 6, class: "chart-label", "text-anchor": "end" }, day(last.at_ms)) : null,
     s("polyline", { points: line, class: "chart-line", fill: "none" }),
-    points.map((p, i) => s("circle", { cx: x(i).toFixed(1), cy: y(p.value).toFixed(1), r: 3, class: "chart-point" },
-      s("title", {}, `${Math.round(p.value)} · ${new Date(p.at_ms).toLocaleDateString(document.documentElement.lang || "en")}`))));
+    values.map((v, i) => s("circle", { cx: x(i).toFixed(1), cy: y(v).toFixed(1), r: 3, class: i ? "chart-point" : "chart-point chart-start" },
+      s("title", {}, i ? `${Math.round(v)} · ${day(points[i - 1].at_ms)}` : t("profile.chart_start", { value: Math.round(v) })))));
 }

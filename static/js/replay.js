@@ -13,6 +13,8 @@ import { chipStack } from "./chips.js";
 import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
 import { framesFromReplay } from "./recordframes.js";
+import { DecisionCounter, moveNumber } from "./movelist.js";
+import { RecordCheck } from "./recordcheck.js";
 import { tileSvg } from "./tiles.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
@@ -20,6 +22,22 @@ import { icon } from "./icons.js";
 const PLAY_MS = 900;
 const SEATS = ["first", "second"];
 const QUIET = new Set(["deck_committed"]);
+
+/** Each frame with the decisions it takes part in, numbered as the live move list numbers them:
+ * {n, last, first}, n the first one's number, last the last one begun here (a placement and the
+ * pass it forced, D2, are one version), first whether one begins here; null for a frame of
+ * narration or of the service (a press, a deal, a reveal). */
+function numbered(frames) {
+  const counter = new DecisionCounter();
+  return frames.map((frame) => {
+    const parts = (frame.events || []).map((event) => counter.next(event)).filter(Boolean);
+    const begun = parts.filter((part) => part.first);
+    const decision = parts.length
+      ? { n: (begun[0] || parts[0]).n, last: begun.length ? begun[begun.length - 1].n : parts[0].n, first: begun.length > 0 }
+      : null;
+    return { ...frame, decision };
+  });
+}
 
 export function mountReplay(main, matchId) {
   const viewer = new ReplayViewer(main, matchId);
@@ -58,12 +76,13 @@ class ReplayViewer {
     }
     if (this.destroyed) return;
     this.header = loaded.header;
-    this.frames = loaded.frames.filter((f) => f && f.view);
+    this.frames = numbered(loaded.frames.filter((f) => f && f.view));
     this.source = loaded.source;
     if (!this.frames.length) {
       this.problem(new ApiError(404, "not_found", ""));
       return;
     }
+    this.record = new RecordCheck(this.id);
     this.build();
     this.index = this.indexFromHash() ?? 0;
     this.render();
@@ -76,7 +95,7 @@ class ReplayViewer {
     const onKey = (event) => this.onKey(event);
     document.addEventListener("keydown", onKey);
     this.cleanups.push(() => document.removeEventListener("keydown", onKey));
-    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.renderChat(); this.render(); }));
+    this.cleanups.push(onLanguageChange(() => { this.buildMoves(); this.renderChat(); this.record.render(); this.render(); }));
     this.loadChat();
     const observer = new ResizeObserver(() => this.renderBoard());
     observer.observe(this.root.querySelector(".board-wrap"));
@@ -130,7 +149,9 @@ class ReplayViewer {
         h("div", { class: "match-meta" },
           // A narrow screen keeps the moves and the chat in a drawer this opens.
           h("button", { type: "button", class: "btn btn-ghost btn-small side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "replay-side" }, t("replay.moves")),
+          this.record.controls,
           h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+      this.record.result,
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
         h("div", { class: "replay-stage" },
@@ -227,9 +248,9 @@ class ReplayViewer {
         round = frame.round;
         items.push(h("li", { class: "round-head", "aria-hidden": "false" }, round > 0 ? t("match.round", { n: round }) : t("replay.before_deal")));
       }
-      items.push(h("li", { class: "move", "data-version": String(frame.version), "data-index": String(i) },
+      items.push(h("li", { class: "move", "data-version": String(frame.version), "data-index": String(i), "data-move": frame.decision ? String(frame.decision.n) : null },
         h("a", { href: `#v=${frame.version}` },
-          h("span", { class: "move-v" }, `v${frame.version}`),
+          moveNumber(frame.decision),
           h("span", { class: "move-text" }, this.frameLabel(frame)))));
     });
     fill(list, items);
@@ -327,7 +348,8 @@ class ReplayViewer {
         : t("result.aborted")
       : "";
     document.title = `${t("replay.title")} · ${names} — ${t("app.name")}`;
-    root.querySelector("#frame-label").textContent = `v${frame.version} · ${this.frameLabel(frame)}`;
+    const number = frame.decision && frame.decision.first ? `${moveNumber(frame.decision).textContent} ` : "";
+    root.querySelector("#frame-label").textContent = `${number}${this.frameLabel(frame)}`;
     for (const seat of SEATS) this.renderSeat(view, seat, frame);
     this.renderBoard();
     const board = view.board;

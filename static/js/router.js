@@ -1,5 +1,8 @@
 // Client routes: "/" (lobby), "/m/{id}" (a match), "/replay/{id}" (a finished match, step by
 // step), "/@/{name}" (a player's profile and archive). Same-origin links to these paths are followed without reloading the page.
+// A page's toasts end with it: none is carried into the next.
+
+import { clearToasts } from "./announce.js";
 
 const ROUTES = [
   { name: "match", pattern: /^\/m\/([A-Za-z0-9_-]+)\/?$/ },
@@ -9,6 +12,11 @@ const ROUTES = [
 ];
 
 let handler = null;
+
+function show(found) {
+  clearToasts();
+  handler(found);
+}
 
 function safeDecode(part) {
   try {
@@ -34,12 +42,12 @@ export function navigate(path, { replace = false } = {}) {
   }
   if (replace) history.replaceState(null, "", url.pathname + url.search + url.hash);
   else history.pushState(null, "", url.pathname + url.search + url.hash);
-  if (handler) handler(match(url.pathname));
+  if (handler) show(match(url.pathname));
 }
 
 export function startRouter(onRoute) {
   handler = onRoute;
-  window.addEventListener("popstate", () => onRoute(match(location.pathname)));
+  window.addEventListener("popstate", () => show(match(location.pathname)));
   document.addEventListener("click", (event) => {
     if (event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -53,5 +61,5 @@ export function startRouter(onRoute) {
     event.preventDefault();
     navigate(url.pathname + url.search + url.hash);
   });
-  onRoute(match(location.pathname));
+  show(match(location.pathname));
 }

@@ -1,4 +1,4 @@
-// A seat's panel: name, presence, badges (jockey, to act, ready), the balance as a number and
+// A seat's panel: name and rating, presence, badges (jockey, to act, ready), the balance as a number and
 // chips, the clock, and — for a hidden hand — the tile backs with their count.
 
 import { h, fill, setAttr } from "./dom.js";
@@ -8,6 +8,7 @@ import { seatName } from "./narrate.js";
 import { tileBackSvg } from "./tiles.js";
 import { icon } from "./icons.js";
 import { computerNameNodes, computerSeatName, levelName } from "./computer.js";
+import { fillSeatRating } from "./rating.js";
 
 const MAX_BACKS = 14;
 
@@ -34,6 +35,12 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
   // A name cut short on a narrow screen is read whole on hover, or tapped to show it whole.
   setAttr(nameEl, "title", nameEl.textContent.trim());
   showsWholeOnTap(nameEl);
+  let ratingEl = panel.querySelector(".seat-rating");
+  if (!ratingEl) {
+    ratingEl = h("span", { class: "seat-rating" });
+    nameEl.after(ratingEl);
+  }
+  fillSeatRating(ratingEl, player);
   setAttr(panel, "data-to-act", match.to_act === seat && match.status === "active" ? "true" : "false");
 
   const tags = [];

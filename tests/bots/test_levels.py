@@ -11,7 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spectacular_bid.bots import decide
+from spectacular_bid.bots.bidding import estimated_worth
+from spectacular_bid.bots.knowledge import read
 from spectacular_bid.rules.actions import (
+    Bid,
     Deal,
     Event,
     OpenerChosen,
@@ -23,6 +26,7 @@ from spectacular_bid.rules.actions import (
     TransferReason,
     Transferred,
 )
+from spectacular_bid.rules.auction import bid_cost
 from spectacular_bid.rules.board import Place, Side
 from spectacular_bid.rules.match import Match
 from spectacular_bid.rules.notation import parse_moves, parse_tile
@@ -150,6 +154,48 @@ def play_match(levels: BySeat[int], rng: random.Random) -> Seat:
     winner = game.match.result.winner
     assert winner in SEATS
     return winner
+
+
+def auction_positions(count: int) -> list[Game]:
+    """``count`` real matches stopped at a decision of the auction (R6.1, R6.2)."""
+    found = []
+    for seed in range(2000):
+        game = random_position(seed, steps=40 + seed % 30)
+        if game.match.phase is Phase.AUCTION:
+            found.append(game)
+            if len(found) == count:
+                return found
+    pytest.fail(f"only {len(found)} auctions reached in 2000 random matches")
+
+
+def test_level_one_bids_at_random_within_the_rounds_estimated_worth() -> None:
+    # Level 1 bids no more than opening is estimated to be worth (the estimate level 2 bids
+    # from): what a bid costs if accepted (R6.3, R6.4) plus what accepting the standing bid
+    # would have brought in stays within that worth. Within it, it still chooses at random.
+    kinds: set[str] = set()
+    amounts: set[int] = set()
+    for game in auction_positions(12):
+        seat = game.to_act
+        k = read(seat, game.seen[seat])
+        worth = estimated_worth(k)
+        incoming = 0
+        if k.auction_bids:
+            bidder, standing = k.auction_bids[-1]
+            incoming = bid_cost(standing, by_jockey=bidder == k.jockey)
+        for n in range(25):
+            action = decide(
+                1, seat, game.seen[seat], random.Random(n), clock=StepClock(), budget_s=0
+            )
+            assert action in game.match.legal_actions(seat)
+            kinds.add(type(action).__name__)
+            if isinstance(action, Bid):
+                cost = bid_cost(action.amount, by_jockey=seat == k.jockey)
+                assert cost + incoming <= worth, (action, worth, incoming, k.balances)
+                assert cost < k.balances[seat], "R6.5: never a bid that loses the match"
+                amounts.add(action.amount)
+    assert "Bid" in kinds
+    assert kinds & {"Accept", "Decline"}, kinds
+    assert len(amounts) > 1, f"level 1 should still choose among amounts, bid only {amounts}"
 
 
 def test_level_two_beats_level_one_over_ten_matches() -> None:

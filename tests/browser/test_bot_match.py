@@ -235,7 +235,8 @@ def test_the_level_is_chosen_by_keyboard_and_fits_a_phone(tabs: Tabs) -> None:
 
 
 def test_a_busy_server_is_told_in_the_page(tabs: Tabs) -> None:
-    """All the computer opponents busy (503 with Retry-After): the lobby says so and stays."""
+    """All the computer opponents busy (503 with Retry-After): the lobby says so in the page,
+    counting down to its next try, and stays."""
     tab = tabs.open("ann")
     enter_name(tab, "Ann")
     tab.allow_refusal(503, "/api/matches")
@@ -247,7 +248,7 @@ def test_a_busy_server_is_told_in_the_page(tabs: Tabs) -> None:
     tab.page.route("**/api/matches", busy)
     tab.page.locator("label[for=bot-level-2]").click()
     tab.page.locator("[data-action=create-bot]").click()
-    expect(tab.page.locator("#toasts")).to_contain_text(
-        "The computer opponents are all busy: try again in 7 s."
+    expect(tab.page.locator(".busy-notice")).to_contain_text(
+        "The computer opponents are all busy — trying again in 7 s…"
     )
     expect(tab.page).to_have_url(tab.base_url + "/")

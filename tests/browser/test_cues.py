@@ -1,6 +1,7 @@
-"""Issue 12 items 4 and 5 in a real browser: sounds are off until turned on, then the
-opponent's placement and one's turn sound; with the tab hidden, "your turn" reaches its title
-and, once allowed, a browser notification."""
+"""Cues in a real browser: sound is on by default, from a page's first interaction on (a browser
+plays nothing before one), behind a toggle that says "Sound on" or "Sound off" in words and is
+remembered; the opponent's placement and one's turn sound; with the tab hidden, "your turn"
+reaches its title and, once allowed, a browser notification."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import Tabs
-from .ui import eventually, press_start, seated, wait_past
+from .policy import choices
+from .ui import Tab, click_choice, eventually, press_start, seated, wait_past
 
 pytestmark = pytest.mark.browser
 
@@ -26,14 +28,19 @@ NOTIFICATIONS_JS = """() => {
 }"""
 
 
+def cues_of(tab: Tab) -> str:
+    return tab.page.locator("#match").get_attribute("data-cues") or ""
+
+
 def test_sounds_and_a_hidden_tab_hear_of_the_turn(tabs: Tabs) -> None:
-    ann, bob = tabs.open("ann"), tabs.open("bob")
+    ann, bob, cleo = tabs.open("ann"), tabs.open("bob"), tabs.open("cleo")
     ann.context.add_init_script(script=f"({NOTIFICATIONS_JS})()")  # before any page loads
     match_id, players = seated(ann, bob)
-    sound = ann.page.locator("[data-action=sound]")
-    expect(sound).to_have_attribute("aria-pressed", "false")  # off by default
-    sound.click()
-    expect(sound).to_have_attribute("aria-pressed", "true")
+    cleo.page.goto(f"{cleo.base_url}/m/{match_id}")  # a spectator who touches nothing yet
+    for tab in (ann, bob, cleo):
+        sound = tab.page.locator("[data-action=sound]")
+        expect(sound).to_have_attribute("aria-pressed", "true")  # on by default
+        expect(sound).to_have_text("Sound on")  # in words, not an icon alone
     ann.page.locator("[data-action=notify]").click()
     expect(ann.page.locator("[data-action=notify]")).to_have_attribute("aria-pressed", "true")
     for tab in players.values():
@@ -52,6 +59,7 @@ def test_sounds_and_a_hidden_tab_hear_of_the_turn(tabs: Tabs) -> None:
           document.dispatchEvent(new Event('visibilitychange'));
         }"""
     )
+    bob_moves = 0
     for _ in range(6):
         view = bob.snapshot(match_id)
         if view["match"]["to_act"] == "first":
@@ -62,13 +70,41 @@ def test_sounds_and_a_hidden_tab_hear_of_the_turn(tabs: Tabs) -> None:
             bob.page.locator("#auction [data-action=decline]").click()
         elif legal["plays"]:
             bob.page.locator(f'#hand .tile[data-tile="{legal["plays"][0]["tile"]}"]').click()
+            bob_moves += 1
         elif legal["can_accept"]:
             bob.page.locator("#auction [data-action=accept]").click()
         wait_past(bob, view["version"])
+    assert bob_moves, "Bob should have laid a tile before Ann's turn"
     assert ann.snapshot(match_id)["match"]["to_act"] == "first"
     expect(ann.page).to_have_title(re.compile(r"^● Your turn · "))
     eventually(ann, lambda: ann.page.evaluate("window.__notes"), bool, "a notification")
-    cues = ann.page.locator("#match")
-    eventually(ann, lambda: cues.get_attribute("data-cues") or "", lambda c: "turn" in c, "cue")
-    # Bob never turned sounds on: his page played none.
-    assert (bob.page.locator("#match").get_attribute("data-cues") or "") == ""
+    eventually(ann, lambda: cues_of(ann), lambda c: "turn" in c and "place" in c, "cues")
+    # Cleo saw Bob's placement, but her page has had no interaction: a browser plays nothing.
+    cleo.wait_version(ann.snapshot(match_id)["version"])
+    assert cues_of(cleo) == ""
+
+    # Ann turns sound off; her page says so, and remembers it.
+    ann.page.locator("[data-action=sound]").click()
+    for _ in range(2):
+        sound = ann.page.locator("[data-action=sound]")
+        expect(sound).to_have_attribute("aria-pressed", "false")
+        expect(sound).to_have_text("Sound off")
+        ann.page.reload()
+        ann.wait_version(ann.snapshot(match_id)["version"])
+    cleo.page.locator("#match").click(position={"x": 5, "y": 5})  # her first interaction
+    assert cues_of(ann) == ""
+    for _ in range(8):  # until a placement by Bob, which both Ann and Cleo would hear
+        view = ann.snapshot(match_id)
+        tab = players[view["match"]["to_act"]]
+        mine = tab.snapshot(match_id)
+        tab.wait_version(mine["version"])
+        choice = choices(mine["match"]["legal"])[0]
+        click_choice(tab, mine["match"], choice)
+        wait_past(tab, mine["version"])
+        if tab is bob and choice[0] == "play":
+            break
+    else:
+        pytest.fail("Bob laid no tile in eight decisions")
+    eventually(cleo, lambda: cues_of(cleo), lambda c: "place" in c, "a cue after her click")
+    ann.wait_version(ann.snapshot(match_id)["version"])
+    assert cues_of(ann) == "", "Ann's reloaded page, with sound off, plays nothing"

@@ -6,7 +6,10 @@ sentence."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -21,6 +24,26 @@ DECISIONS = 14
 """Moves by click before the reload: round 1's opening, plays with awards, and draws (on the
 browser server's fixed deck with :data:`MOVE_SEED`)."""
 MOVE_SEED = 9
+
+RECORD = Path(__file__).resolve().parents[1] / "golden" / "records" / "v2_zero_balance.json"
+"""Six rounds with auctions, draws and forced passes: 223 events, 121 decisions."""
+DECISIONS_TYPES = ("bid_made", "bid_accepted", "declined", "played", "passed")
+"""The events that end a decision (R7.2): a bid, an accept, a decline, a placement (its draws
+are part of it, R4.3) or a pass; the rest is narration or the service's own."""
+
+NUMBERS_JS = """(selector) => {
+  const list = document.querySelector(selector);
+  const box = list.getBoundingClientRect();
+  return Array.from(list.querySelectorAll('li')).map((li) => {
+    const n = li.querySelector('.move-n');
+    const b = n ? n.getBoundingClientRect() : null;
+    return {
+      event: li.dataset.event || '', version: li.dataset.version || '', move: li.dataset.move || '',
+      number: n ? n.textContent : null,
+      whole: n === null || (n.scrollWidth <= n.clientWidth + 0.5 && b.left >= box.left - 0.5),
+    };
+  });
+}"""
 
 LOG_JS = """() => Array.from(document.querySelectorAll('#move-log-list li'))
   .map((li) => [li.dataset.version || '', li.dataset.event || '', li.textContent || ''])"""
@@ -97,7 +120,8 @@ def test_a_reload_draws_the_same_move_log(tabs: Tabs) -> None:
     assert move_log(ann) == before["ann"]
     assert move_log(bob) == before["bob"]
     assert move_log(late) == before["early"], "a late spectator reads the list another watched"
-    expect(ann.page.locator(".move-log summary")).to_contain_text(str(len(before["ann"])))
+    decided = sum(kind in DECISIONS_TYPES for _, kind, _ in before["ann"])
+    expect(ann.page.locator(".move-log summary")).to_have_text(f"Moves ({decided})")
 
     # Updates after the reload add to the list drawn from the log.
     after = play(players, match_id, rng, 1)
@@ -109,3 +133,59 @@ def test_a_reload_draws_the_same_move_log(tabs: Tabs) -> None:
     assert grown[-1][0] == str(after), grown
     assert move_log(bob)[: len(before["bob"])] == before["bob"]
     assert move_log(late) == move_log(early)
+
+
+def decisions_in(events: list[dict[str, object]]) -> int:
+    return sum(e["type"] in DECISIONS_TYPES for e in events)
+
+
+def test_the_whole_move_list_is_numbered_by_decisions(tabs: Tabs) -> None:
+    viewer = tabs.open("viewer")
+    api_guest(viewer, "Vera")
+    match_id = viewer.api_post("/api/records", json.loads(RECORD.read_text()))["id"]
+    log = viewer.api(f"/api/matches/{match_id}")["log"]
+    logged = [e for e in log if e["type"] != "deck_committed"]
+    decisions = decisions_in(log)
+    assert len(logged) > 200
+    assert decisions > 100
+
+    open_match(viewer, match_id)
+    viewer.page.locator(".move-log summary").click()
+    items = viewer.page.evaluate(NUMBERS_JS, "#move-log-list")
+    # Every event, from the first: not only the last 120.
+    assert [(i["version"], i["event"]) for i in items] == [
+        (str(e["version"]), e["type"]) for e in logged
+    ]
+    numbered = [i for i in items if i["number"]]
+    assert [i["number"] for i in numbered] == [f"{n}." for n in range(1, decisions + 1)]
+    for item in items:
+        if item["event"] in (*DECISIONS_TYPES, "drew"):
+            assert item["move"], item  # each belongs to its decision
+        else:
+            assert not item["move"], f"narration numbered: {item}"
+            assert not item["number"], f"narration numbered: {item}"
+    # A placement after draws shares their number (R4.3).
+    draws = [i for i, item in enumerate(items) if item["event"] == "drew"]
+    after = next(items[i + 1] for i in draws if items[i + 1]["event"] == "played")
+    assert after["move"] == items[items.index(after) - 1]["move"]
+    assert after["number"] == ""
+    clipped = [i["number"] for i in items if not i["whole"]]
+    assert clipped == [], "numbers cut off"
+    expect(viewer.page.locator(".move-log summary")).to_have_text(f"Moves ({decisions})")
+
+    # The replay numbers its moves the same way, never by version ("v25").
+    viewer.page.goto(f"{viewer.base_url}/replay/{match_id}")
+    expect(viewer.page.locator("#replay-moves li.move").first).to_be_attached()
+    moves = viewer.page.evaluate(NUMBERS_JS, "#replay-moves")
+    shown: list[int] = []
+    for move in moves:  # "12." or, for a placement and the pass it forced (D2), "12–13."
+        if move["number"]:
+            first, _, last = move["number"].rstrip(".").partition("–")
+            shown.extend(range(int(first), int(last or first) + 1))
+    assert shown == list(range(1, decisions + 1))
+    assert [m["number"] for m in moves if not m["whole"]] == []
+    placed = [e["version"] for e in log if e["type"] == "played"][30]
+    viewer.page.goto(f"{viewer.base_url}/replay/{match_id}#v={placed}")
+    label = viewer.page.locator("#frame-label")
+    expect(label).not_to_have_text(re.compile(r"^v\d"))
+    expect(label).to_have_text(re.compile(r"^\d+\. "))

@@ -84,7 +84,8 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     expect(ann.page).to_have_url(re.compile(r"/@/Annikki$"))
     expect(ann.page.locator("[data-stat=rating]")).to_contain_text("1662?")
     expect(ann.page.locator("[data-stat=wins]")).to_have_text("1")
-    expect(ann.page.locator(".profile-chart .chart-point")).to_have_count(1)
+    # One match: a line from the rating it started from to the one it left.
+    expect(ann.page.locator(".profile-chart .chart-point")).to_have_count(2)
     line = ann.page.locator(f'.profile-matches [data-match-id="{match_id}"]')
     expect(line).to_contain_text("Bobby")
     line.get_by_role("link", name=re.compile("Bobby")).click()

@@ -167,6 +167,10 @@ def test_every_screen_in_every_language_and_size(tabs: Tabs, lang: str, width: i
 
     ann.page.goto(ann.base_url + "/")
     ann.page.locator("[data-action=create-shared]").click()
+    expect(ann.page.locator("#shared-form")).to_be_visible()
+    shots.take(ann, "shared-names")
+    ann.page.locator("#shared-first").fill("")
+    ann.page.locator("[data-action=start-shared]").click()
     expect(ann.page.locator("#match")).to_have_attribute("data-audience", "device")
     expect(ann.page.locator("[data-action=start]").first).to_be_visible()
     shots.take(ann, "shared-start")

@@ -39,6 +39,8 @@ def test_the_hand_over_hides_every_tile_until_reveal(tabs: Tabs) -> None:
     device = tabs.open("device")
     enter_name(device, "Dana")
     device.page.locator("[data-action=create-shared]").click()
+    device.page.locator("#shared-first").fill("")  # no names: Player 1 and Player 2
+    device.page.locator("[data-action=start-shared]").click()
     root = device.page.locator("#match")
     expect(root).to_have_attribute("data-audience", "device")
     match_id = shown_match_id(device, "Dana", "shared")
@@ -74,3 +76,45 @@ def test_the_hand_over_hides_every_tile_until_reveal(tabs: Tabs) -> None:
         click_choice(device, match, rng.choice(choices(match["legal"])))
         wait_past(device, version)
     assert handovers >= TURNS // 2, f"only {handovers} hand-overs in {TURNS} decisions"
+
+
+def test_the_typed_names_are_the_seats_names(tabs: Tabs) -> None:
+    """The creator types both players' names: the seats, the match header, the hand-over
+    screen, the result and the replay call the two players so."""
+    device = tabs.open("device")
+    enter_name(device, "Dana")
+    page = device.page
+    page.locator("[data-action=create-shared]").click()
+    expect(page.locator("#shared-first")).to_have_value("Dana")  # one's own name to start from
+    page.locator("#shared-first").fill("Ann")
+    page.locator("#shared-second").fill("Bob")
+    page.locator("[data-action=start-shared]").click()
+    expect(page.locator("#match")).to_have_attribute("data-audience", "device")
+    match_id = shown_match_id(device, "Ann", "shared")
+    expect(page.locator(".match-sub")).to_contain_text("Ann – Bob")
+    version = device.snapshot(match_id)["version"]
+    press_start(device)
+    wait_past(device, version)
+    view = device.snapshot(match_id)["match"]
+    names = {"first": "Ann", "second": "Bob"}
+    turn = names[view["handover"]]
+    handover = page.locator("#handover")
+    expect(handover).to_be_visible()
+    expect(page.locator("#handover-title")).to_contain_text(turn)
+    page.locator("#handover [data-action=reveal]").click()
+    expect(handover).to_be_hidden()
+    expect(page.locator(".seat-bottom .seat-name")).to_have_text(turn)
+    expect(page.locator(".seat-top .seat-name")).to_have_text(names[other(view["handover"])])
+    expect(page.locator(".hand-title")).to_contain_text(turn)
+    page.locator("[data-action=resign]").click()
+    expect(page.locator("#confirm-box")).to_contain_text(turn)
+    page.locator("#confirm-box [data-action=confirm-yes]").click()
+    expect(page.locator("#result")).to_contain_text(f"{names[other(view['handover'])]} wins")
+
+    page.locator('#result a[href^="/replay/"]').click()
+    expect(page.locator("#replay-title")).to_have_text("Replay · Ann – Bob")
+    expect(page.locator('.replay-seat[data-seat="second"] .seat-name')).to_have_text("Bob")
+
+
+def other(seat: str) -> str:
+    return "second" if seat == "first" else "first"

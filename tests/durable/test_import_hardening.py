@@ -30,7 +30,11 @@ from fastapi import FastAPI
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchStore
-from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
+from spectacular_bid.service.record_document import (
+    BANK_MS_MAX,
+    DELAY_MS_MAX,
+    FIRST_DECISION_GRACE_MS_MAX,
+)
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
@@ -290,6 +294,14 @@ def _join_timeout_too_long(record: JSON) -> str:
     return r"match\.settings\.join_timeout_ms: expected .*found 1000000000000"
 
 
+def _first_decision_grace_too_long(record: JSON) -> str:
+    record["match"]["settings"]["first_decision_grace_ms"] = FIRST_DECISION_GRACE_MS_MAX + 1
+    return (
+        rf"match\.settings\.first_decision_grace_ms: expected 0 to {FIRST_DECISION_GRACE_MS_MAX}"
+        rf".*found {FIRST_DECISION_GRACE_MS_MAX + 1}"
+    )
+
+
 def _settings_missing(record: JSON) -> str:
     del record["match"]["settings"]["grace_ms"]
     return r"match\.settings: missing field 'grace_ms'"
@@ -310,6 +322,7 @@ TAMPERED: Final[list[Callable[[JSON], str]]] = [
     _delay_too_long,
     _no_grace,
     _join_timeout_too_long,
+    _first_decision_grace_too_long,
     _settings_missing,
 ]
 

@@ -126,7 +126,8 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
 
     # The document: its header, every version the sockets saw, every round revealed.
     assert record["format"] == "spectacular-bid/match-record"
-    assert record["format_version"] == 3  # format 3: each seat says whether it is an account
+    assert record["format_version"] == 4  # format 3's seats say whether they are accounts
+    assert record["match"]["settings"]["first_decision_grace_ms"] == 20_000  # format 4: D7
     assert all(isinstance(v["received_ms"], int) for v in record["versions"])
     joined = record["versions"][0]
     assert (joined["command"], joined["seat"]) == ({"type": "join", "seat": "second"}, None)

@@ -199,21 +199,37 @@ async def test_a_document_of_another_shape_is_refused_naming_the_field() -> None
     _bool_for_int(flipped)
     with pytest.raises(RecordFormatError, match=r"match\.rated: expected true or false, found 1"):
         parse_document(flipped)
-    assert record["format_version"] == 3
+    assert record["format_version"] == 4
     assert record["match"]["players"]["first"] == {"name": "Ann", "account": True}
-    older = copy.deepcopy(record)
+    assert record["match"]["settings"]["first_decision_grace_ms"] == 20_000
+    # Format 3 has no D7 setting, and format 4 cannot do without it (null: the rule was off).
+    third = copy.deepcopy(record)
+    del third["match"]["settings"]["first_decision_grace_ms"]
+    assert parse_document({**third, "format_version": 3}).format_version == 3
+    with pytest.raises(RecordFormatError, match=r"match\.settings: unknown field 'first_decisi"):
+        parse_document({**record, "format_version": 3})
+    with pytest.raises(RecordFormatError, match=r"match\.settings: missing field 'first_decisi"):
+        parse_document(third)
+    off = copy.deepcopy(record)
+    off["match"]["settings"]["first_decision_grace_ms"] = None
+    assert parse_document(off).format_version == 4
+    negative = copy.deepcopy(record)
+    negative["match"]["settings"]["first_decision_grace_ms"] = -1
+    with pytest.raises(RecordFormatError, match=r"match\.settings\.first_decision_grace_ms: exp"):
+        parse_document(negative)
+    older = copy.deepcopy(third)
     for slot in older["match"]["players"].values():
         del slot["account"]
     for version in (1, 2):  # still read, without the seats' account
         assert parse_document({**older, "format_version": version}).format_version == version
         with pytest.raises(RecordFormatError, match=r"match\.players\.first: unknown field 'acc"):
-            parse_document({**record, "format_version": version})
+            parse_document({**third, "format_version": version})
     with pytest.raises(RecordFormatError, match=r"match\.players\.first: missing field 'acc"):
-        parse_document(older)
+        parse_document({**older, "format_version": 3})
     with pytest.raises(
-        RecordFormatError, match=r"format_version: expected one of \[1, 2, 3\], found 4"
+        RecordFormatError, match=r"format_version: expected one of \[1, 2, 3, 4\], found 5"
     ):
-        parse_document({**record, "format_version": 4})
+        parse_document({**record, "format_version": 5})
     broken = copy.deepcopy(record)
     del broken["versions"][3]["clock"]
     with pytest.raises(RecordFormatError, match=r"versions\[3\]: missing field 'clock'"):

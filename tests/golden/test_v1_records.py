@@ -30,6 +30,8 @@ from spectacular_bid.web.settings import WebSettings
 RECORDS_DIR: Final = Path(__file__).resolve().parent / "records"
 RECORD_FILES: Final = sorted(RECORDS_DIR.glob("v1_*.json"))
 _VERSION_LINE: Final = re.compile(r"v(\d+) ")
+FIRST_DECISION: Final = "first_decision_grace_ms"
+"""Format 4's D7 setting: null in a match imported from an earlier format, which ran without it."""
 
 Document = dict[str, Any]
 
@@ -257,10 +259,11 @@ async def test_it_imports_over_http_and_reads_back_the_same(
     served = await http.get(f"/api/matches/{body['id']}/record")
     assert served.status_code == 200, served.text
     again = served.json()
-    # Served in the current format (3): the same versions, each with a received_ms that format
+    # Served in the current format (4): the same versions, each with a received_ms that format
     # 1 did not record (null: replay infers it from the clocks), each seat a guest (an import's
-    # players are new guests), and it still verifies.
-    assert again["format_version"] == 3
+    # players are new guests), D7 off as it was then (null grace), and it still verifies.
+    assert again["format_version"] == 4
+    assert again["match"]["settings"] == {**doc["match"]["settings"], FIRST_DECISION: None}
     assert all(
         slot is None or slot["account"] is False for slot in again["match"]["players"].values()
     )

@@ -38,6 +38,8 @@ RECORD_FILES: Final = sorted(RECORDS_DIR.glob("v2_*.json"))
 DEFAULT_CLOCK: Final = {"bank_ms": 120_000, "delay_ms": 10_000}
 """The rules' time control (R7.1, R7.2): the only one format 2 rated."""
 _VERSION_LINE: Final = re.compile(r"v(\d+) ")
+FIRST_DECISION: Final = "first_decision_grace_ms"
+"""Format 4's D7 setting: null in a match imported from an earlier format, which ran without it."""
 
 Document = dict[str, Any]
 
@@ -244,9 +246,12 @@ async def test_it_imports_over_http_and_reads_back_in_the_current_format(
     served = await http.get(f"/api/matches/{body['id']}/record")
     assert served.status_code == 200, served.text
     again = served.json()
-    # Served in the current format (3): the same versions and rounds (format 2 already had
-    # received_ms), each seat now saying it was no account, the match imported and unrated.
-    assert again["format_version"] == 3
+    # Served in the current format (4): the same versions and rounds (format 2 already had
+    # received_ms), each seat now saying it was no account, the match imported and unrated, D7
+    # off as it was then (a null grace: the first seat of v2_custom_clock_flag still lost on
+    # time by sending nothing).
+    assert again["format_version"] == 4
+    assert again["match"]["settings"] == {**doc["match"]["settings"], FIRST_DECISION: None}
     assert again["versions"] == doc["versions"]
     assert again["rounds"] == doc["rounds"]
     header, original = again["match"], doc["match"]

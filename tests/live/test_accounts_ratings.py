@@ -256,6 +256,77 @@ async def test_guest_shared_and_custom_clock_matches_are_unrated(
     assert (after[bo_name]["wins"], after[bo_name]["losses"]) == (0, 2)
 
 
+async def test_a_rated_matchs_frames_show_both_ratings_and_the_change_at_its_end(
+    rated_server: LiveServer,
+) -> None:
+    """The match object shows each player's rating beside the name (``?`` while provisional),
+    marks a match that will be rated, and at a rated end carries each player's change: the one
+    stored with the end (the profile's point for the match, less the rating it started from)."""
+    api = Api(rated_server)
+    ann_name, bo_name = named("Ann", "Bo")
+    ann, bo = await account(api, ann_name), await account(api, bo_name)
+    warm_up = await duel(api, ann, bo)
+    await resign(rated_server, warm_up, bo)  # Ann 1662?, Bo 1338?: ratings that differ
+    starting = {n: (await profile(api, n))["rating"] for n in (ann_name, bo_name)}
+
+    match_id = await duel(api, bo, ann)  # Bo in the first seat
+    seats = await seated(rated_server, match_id, bo, ann)
+    watcher = await open_peer(rated_server, match_id, "watcher")
+    await watcher.until_type("presence")
+    for peer in (*seats.values(), watcher):
+        view = peer.view
+        assert view["rated"] is True
+        for seat, name in (("first", bo_name), ("second", ann_name)):
+            shown = view["players"][seat]
+            assert shown["rating"] == {
+                "value": starting[name]["value"],
+                "provisional": starting[name]["provisional"],
+            }, (peer.name, seat, shown)
+            assert shown["rating_change"] is None
+    await seats["first"].act("resign")  # Bo resigns: Ann wins
+    for peer in (*seats.values(), watcher):
+        if peer.view["status"] != "finished":  # the resigning seat read it before its ack
+            await peer.until(lambda m: m["type"] == "update" and m["match"]["status"] == "finished")
+    points = {n: (await profile(api, n))["ratings"][-1] for n in (ann_name, bo_name)}
+    assert points[ann_name]["match_id"] == match_id
+    for peer in (*seats.values(), watcher):
+        end = peer.view
+        assert end["rated"] is True
+        for seat, name in (("first", bo_name), ("second", ann_name)):
+            change = end["players"][seat]["rating_change"]
+            assert change is not None, (peer.name, end["players"])
+            assert abs(change - (points[name]["value"] - starting[name]["value"])) <= 0.02
+        assert (
+            end["players"]["first"]["rating_change"] < 0 < end["players"]["second"]["rating_change"]
+        )
+    for peer in (*seats.values(), watcher):
+        await peer.close()
+    # Read afterwards, from memory or from the store, the ended match still says so.
+    again = (await api.read(match_id))["match"]
+    assert (
+        again["players"]["second"]["rating_change"]
+        == peer.view["players"]["second"]["rating_change"]
+    )
+
+
+async def test_unrated_matches_are_not_marked_rated(rated_server: LiveServer) -> None:
+    api = Api(rated_server)
+    ann_name, cy_name = named("Ann", "Cy")
+    ann, cy = await account(api, ann_name), await api.guest(cy_name)
+    against_guest = await duel(api, ann, cy)
+    custom = await duel(api, ann, await account(api, named("Di")[0]), bank_ms=60_000)
+    for match_id in (against_guest, custom):
+        view = (await api.read(match_id, ann))["match"]
+        assert view["rated"] is False
+        assert view["players"]["first"]["rating"]["provisional"] is True  # an account's
+    view = (await api.read(against_guest, ann))["match"]
+    assert view["players"]["second"]["rating"] is None  # a guest has none
+    await resign(rated_server, against_guest, cy)
+    ended = (await api.read(against_guest))["match"]
+    assert ended["rated"] is False
+    assert ended["players"]["first"]["rating_change"] is None
+
+
 # -- rematch ----------------------------------------------------------------------------------
 
 

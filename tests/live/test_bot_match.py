@@ -73,7 +73,12 @@ async def test_a_match_against_the_computer_ends_with_a_result(
         state = await person.until_type("state")
         second = state["match"]["players"]["second"]
         assert state["match"]["bot_level"] == level
-        assert second == {"name": f"Computer (level {level})", "online": True}
+        assert second == {
+            "name": f"Computer (level {level})",
+            "online": True,
+            "rating": None,  # the computer has none, and its matches are never rated
+            "rating_change": None,
+        }
         sent = await play_the_computer(person, random.Random(level))
         await spectator.until(lambda m: m.get("match", {}).get("status") == "finished")
     finally:

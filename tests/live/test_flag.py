@@ -1,9 +1,32 @@
-"""A player who never answers loses on time, flagged by the server itself (R7.7, D6)."""
+"""A player who stops answering loses on time, flagged by the server itself (R7.7, D6). Both
+have decided once before (a player who never decided is not flagged but the match aborted, D7:
+``test_first_decision.py``)."""
 
 from __future__ import annotations
 
 from .server import LiveServer
-from .wire import Api, open_peer
+from .wire import Api, Msg, Peer, legal_options, open_peer
+
+
+async def decide_once_each(seats: dict[str, Peer], dealt: int) -> int:
+    """Each seat makes one decision of its own (drawing when it must, D1, which is none), in
+    turn from the deal; returns the version after the second seat's first decision."""
+    decided: set[str] = set()
+    version = dealt
+    while len(decided) < 2:
+        view = seats["first"].view
+        seat = view["to_act"]
+        options: list[Msg] = legal_options(seats[seat].view["legal"])
+        command = next((o for o in options if o["type"] != "draw"), options[0])
+        kind = command.pop("type")
+        version = await seats[seat].act(kind, **command)
+        if kind != "draw":
+            decided.add(seat)
+        for peer in seats.values():
+            if peer is not seats[seat]:
+                await peer.update_at(version)
+    return version
+
 
 BANK_MS = 800
 DELAY_MS = 300
@@ -22,19 +45,22 @@ async def test_silence_loses_on_time_with_no_message_from_anyone(server: LiveSer
     await first.act("start")
     await second.update_at(first.version)
     dealt = await second.act("start")
-    deal = (await first.update_at(dealt))["match"]
-    flagged = deal["to_act"]
+    await first.update_at(dealt)
+    decided = await decide_once_each({"first": first, "second": second}, dealt)
+    view = (await spectator.update_at(decided))["match"]
+    flagged = view["to_act"]
     winner = "second" if flagged == "first" else "first"
-    clock = deal["clock"]
+    clock = view["clock"]
     deadline = clock["deadline_ms"]
+    banks = clock["bank_left_ms"]
     assert clock["running"] == flagged
-    assert clock["bank_left_ms"] == {"first": BANK_MS, "second": BANK_MS}
-    assert deadline - clock["now_ms"] == clock["delay_left_ms"] + BANK_MS
+    assert view["first_decision_deadline_ms"] is None  # it decided once: R7.7 applies
+    assert deadline - clock["now_ms"] == clock["delay_left_ms"] + banks[flagged]
     assert clock["delay_left_ms"] <= DELAY_MS
 
     # From here on nobody sends anything: the server's own timer ends the match.
     for peer in (first, second, spectator):
-        end = await peer.update_at(dealt + 1, timeout=(DELAY_MS + BANK_MS) / 1000 + 5)
+        end = await peer.update_at(decided + 1, timeout=(DELAY_MS + BANK_MS) / 1000 + 5)
         assert [(e["type"], e.get("reason")) for e in end["events"]] == [
             ("round_ended", "match_over"),
             ("match_ended", "time"),
@@ -45,15 +71,15 @@ async def test_silence_loses_on_time_with_no_message_from_anyone(server: LiveSer
         assert match["status"] == "finished"
         assert match["result"] == {"winner": winner, "reason": "time"}
         assert match["clock"]["running"] is None
-        assert match["clock"]["bank_left_ms"] == {flagged: 0, winner: BANK_MS}
+        assert match["clock"]["bank_left_ms"] == {flagged: 0, winner: banks[winner]}
         assert deadline <= match["clock"]["now_ms"] < deadline + LATE_LIMIT_MS
         await peer.no_message(0.1)
     fetched = await api.read(match_id)
-    assert (fetched["version"], fetched["match"]["result"]) == (dealt + 1, first.view["result"])
+    assert (fetched["version"], fetched["match"]["result"]) == (decided + 1, first.view["result"])
 
     # A command after the flag changes nothing.
     late = await first.command("resign")
-    assert (late["type"], late["code"], late["version"]) == ("error", "match_over", dealt + 1)
+    assert (late["type"], late["code"], late["version"]) == ("error", "match_over", decided + 1)
     for peer in (first, second, spectator):
         await peer.close()
     await api.close()

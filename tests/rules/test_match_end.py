@@ -1,10 +1,12 @@
-"""§5 Match end (R5.1, R5.2)."""
+"""§5 Match end (R5.1, R5.2), and the aborts without a result (D3, D5, D7)."""
 
 from __future__ import annotations
 
 import pytest
 
 from spectacular_bid.rules.actions import (
+    Abort,
+    AbortReason,
     Accept,
     Action,
     Bid,
@@ -18,7 +20,7 @@ from spectacular_bid.rules.actions import (
     RoundEnd,
     RoundEnded,
 )
-from spectacular_bid.rules.errors import NotYourTurnError, WrongPhaseError
+from spectacular_bid.rules.errors import IllegalActionError, NotYourTurnError, WrongPhaseError
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import BySeat, Seat
 from spectacular_bid.rules.tiles import Tile
@@ -66,6 +68,46 @@ def test_r5_1_only_the_seat_to_act_can_run_out_of_time() -> None:
     with pytest.raises(NotYourTurnError):
         match.apply(Flag(SECOND))
     assert match == before
+
+
+def test_d7_an_abort_for_no_first_decision_names_the_seat_to_act_and_has_no_winner() -> None:
+    match = dealt(deck(first="6-6 0-1", second="5-5 0-2"))
+    events = match.apply(Abort(AbortReason.NO_FIRST_DECISION, FIRST))
+    assert isinstance(events[0], RoundEnded)
+    assert events[0].reason is RoundEnd.MATCH_OVER
+    assert events[-1] == MatchEnded(None, MatchEnd.NO_FIRST_DECISION, FIRST)
+    assert_over(match, MatchEnded(None, MatchEnd.NO_FIRST_DECISION, FIRST))
+    assert match.result is not None
+    assert not match.result.is_rated
+    assert match.balances == [150, 150]
+
+
+@pytest.mark.parametrize(
+    ("abort", "error"),
+    [
+        (Abort(AbortReason.NO_FIRST_DECISION, SECOND), NotYourTurnError),
+        (Abort(AbortReason.NO_FIRST_DECISION), NotYourTurnError),
+        (Abort(AbortReason.JOIN_TIMEOUT, FIRST), IllegalActionError),
+        (Abort(AbortReason.TIMING_FAILURE, SECOND), IllegalActionError),
+    ],
+    ids=["not-to-act", "no-seat", "join-timeout-with-seat", "timing-failure-with-seat"],
+)
+def test_d7_only_the_seat_to_act_misses_its_first_decision(
+    abort: Abort, error: type[Exception]
+) -> None:
+    match = dealt(deck(first="6-6 0-1", second="5-5 0-2"))
+    before = match.copy()
+    with pytest.raises(error):
+        match.apply(abort)
+    assert match == before
+
+
+def test_d7_no_first_decision_runs_while_the_clocks_stand() -> None:
+    for match in (Match(), after_block_round()):
+        before = match.copy()
+        with pytest.raises(WrongPhaseError):
+            match.apply(Abort(AbortReason.NO_FIRST_DECISION, FIRST))
+        assert match == before
 
 
 def test_r5_2_resign_before_the_first_deal() -> None:

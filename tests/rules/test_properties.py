@@ -249,13 +249,14 @@ def test_hands_board_and_boneyard_are_the_28_tiles() -> None:
 
 def service_actions(match: Match, rng: random.Random) -> list[Action]:
     """The legal commands ``legal_actions`` does not list: Resign (R5.2) by either seat, Flag of
-    the seat to act (R7.7), Abort (D3, D5), and Deal between rounds."""
+    the seat to act (R7.7), Abort (D3, D5; D7 of the seat to act), and Deal between rounds."""
     if match.is_over:
         return []
     actions: list[Action] = [Resign(FIRST), Resign(SECOND)]
-    actions += [Abort(reason) for reason in AbortReason]
+    actions += [Abort(r) for r in AbortReason if r is not AbortReason.NO_FIRST_DECISION]
     if match.to_act is not None:
         actions.append(Flag(match.to_act))
+        actions.append(Abort(AbortReason.NO_FIRST_DECISION, match.to_act))
     if match.phase is Phase.AWAITING_DEAL:
         actions.append(Deal(shuffled_deck(rng)))
     return actions

@@ -78,6 +78,7 @@ def fake_time_settings(**overrides: object) -> ServiceSettings:
     fields: dict[str, object] = {
         "grace_ms": NEVER_MS,
         "join_timeout_ms": NEVER_MS,
+        "shared_abandon_ms": NEVER_MS,
         "lag_threshold_ms": NEVER_MS,
     }
     fields.update(overrides)

@@ -45,8 +45,13 @@ DELAY_MS = 10_000
 BANK_MS = 120_000
 GRACE_MS = 20_000
 JOIN_TIMEOUT_MS = 60_000
-SETTINGS = ServiceSettings()
-"""The rules' values: 120 s bank, 10 s delay (R7.1, R7.2), 20 s grace, 60 s join timeout (D3)."""
+SETTINGS = replace(ServiceSettings(), join_timeout_ms=JOIN_TIMEOUT_MS)
+"""The rules' values: 120 s bank, 10 s delay (R7.1, R7.2), 20 s grace (D3), a 20 s grace after
+a first decision's delay (D7); and a 60 s join timeout (D3's lower bound, kept short here)."""
+R7_ALONE = replace(SETTINGS, first_decision_grace_ms=None)
+"""The rules' values with D7 off, as records before format 4 replay: for scenarios that time a
+seat's first decision up to R7.7's own deadline (D7 would end it sooner; R7.7 is unchanged for
+every decision after a seat's first)."""
 
 DRAW_DECK = deck(
     first="6-6 0-0 0-1 0-2 0-3 0-4 0-5",
@@ -112,11 +117,13 @@ class Table:
     dealt: int = 0
 
     @classmethod
-    def invite(cls, *decks: tuple[Tile, ...], joined: bool = True) -> Table:
+    def invite(
+        cls, *decks: tuple[Tile, ...], joined: bool = True, settings: ServiceSettings = SETTINGS
+    ) -> Table:
         """Ann's invite match created at ``T0``, joined by Bo at ``T0`` unless ``joined`` is
         false (version 1, the grace armed until ``T0 + GRACE_MS``)."""
         table = cls(
-            new_match(MatchMode.INVITE, ANN, SETTINGS, T0), decks=list(decks or [DRAW_DECK])
+            new_match(MatchMode.INVITE, ANN, settings, T0), decks=list(decks or [DRAW_DECK])
         )
         if joined:
             table.feed(Join(BO))

@@ -41,10 +41,11 @@ SIX_SIX = parse_tile("6-6")
 ZERO_SIX = parse_tile("0-6")
 
 
-async def dealt(tables: Tables, *, accounts: bool = False) -> Table:
-    """An invite match dealt from :data:`DRAW_DECK` at ``T0``: the first seat must open [6|6]."""
+async def dealt(tables: Tables, *, accounts: bool = False, d7: bool = True) -> Table:
+    """An invite match dealt from :data:`DRAW_DECK` at ``T0``: the first seat must open [6|6].
+    Without ``d7``, a first decision runs to R7.7's deadline (D7 would end it sooner)."""
     table = await tables.open(
-        fake_time_settings(),
+        fake_time_settings() if d7 else fake_time_settings(first_decision_grace_ms=None),
         time_source=FakeTime(),
         deck_source_for=repeat(DRAW_DECK),
         accounts=accounts,
@@ -236,7 +237,7 @@ async def test_r7_5_clocks_stand_before_start_and_between_rounds(tables: Tables)
 async def test_d6_a_command_received_one_ms_before_the_deadline_is_accepted(
     tables: Tables,
 ) -> None:
-    table = await dealt(tables)
+    table = await dealt(tables, d7=False)
     actor = table.actor
     assert table.time is not None
     deadline = T0 + DELAY_MS + BANK_MS
@@ -251,7 +252,7 @@ async def test_d6_a_command_received_one_ms_before_the_deadline_is_accepted(
 
 
 async def test_d6_a_command_received_at_the_deadline_is_a_loss_on_time(tables: Tables) -> None:
-    table = await dealt(tables, accounts=True)
+    table = await dealt(tables, accounts=True, d7=False)
     actor = table.actor
     assert table.time is not None
     table.advance(2_000)

@@ -1,11 +1,13 @@
-"""The actor's own timers on real time with tiny settings: the flag (R7.7, D6), Start/Continue
-grace and the join timeout (D3), and the loop-lag monitor (D5)."""
+"""The actor's own timers on real time with tiny settings: the flag (R7.7, D6) and the abort for
+no first decision (D7), Start/Continue grace and the join timeout (D3), and the loop-lag monitor
+(D5); and, with time moved by hand, the timers that wait for people (D3, D8)."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
+from dataclasses import replace
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.actions import MatchEnd, MatchEnded
@@ -13,7 +15,7 @@ from spectacular_bid.rules.match import Phase
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.commands import Start
 from spectacular_bid.service.entries import header_of
-from spectacular_bid.service.ports import MatchStatus
+from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import monotonic_ms
@@ -21,6 +23,7 @@ from spectacular_bid.service.timesource import monotonic_ms
 from .helpers import (
     ANN,
     BO,
+    CY,
     DRAW_DECK,
     FIRST,
     SECOND,
@@ -43,8 +46,13 @@ async def header(table: Table) -> tuple[MatchStatus, str | None, str | None, boo
 # -- the flag (R7.7, D6) ----------------------------------------------------------------------
 
 
+R7_ALONE = ServiceSettings(first_decision_grace_ms=None)
+"""D7 off: the flag scenarios below time a seat's first decision to R7.7's deadline (D7 ends a
+first decision otherwise; see the test after them)."""
+
+
 async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tables) -> None:
-    settings = ServiceSettings(clock=ClockSettings(bank_ms=300, delay_ms=200))
+    settings = replace(R7_ALONE, clock=ClockSettings(bank_ms=300, delay_ms=200))
     table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
     actor = table.actor
     await table.start_round()
@@ -81,7 +89,7 @@ class HalfSpeed:
 
 async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tables) -> None:
     source = HalfSpeed()
-    settings = ServiceSettings(clock=ClockSettings(bank_ms=100, delay_ms=100))
+    settings = replace(R7_ALONE, clock=ClockSettings(bank_ms=100, delay_ms=100))
     table = await tables.open(
         settings, time_source=source, start_monitor=True, deck_source_for=repeat(DRAW_DECK)
     )
@@ -95,6 +103,42 @@ async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tabl
     flag = (await table.store.events(actor.id))[-1]
     assert flag.command == {"type": "flag", "seat": "first"}
     assert flag.mono_ms >= deadline
+
+
+async def test_d7_the_server_aborts_an_undecided_seat_at_its_delay_plus_the_grace(
+    tables: Tables,
+) -> None:
+    """No message comes: the flag timer ends the match at D7's deadline, long before the
+    bank's, aborted and unrated, naming the seat that made no first decision."""
+    settings = ServiceSettings(
+        clock=ClockSettings(bank_ms=60_000, delay_ms=200), first_decision_grace_ms=300
+    )
+    table = await tables.open(settings, start_monitor=True, deck_source_for=repeat(DRAW_DECK))
+    actor = table.actor
+    await table.start_round()
+    started = actor.state.clock.decision_started_ms
+    deadline = actor.state.deadline_ms()
+    assert deadline == started + 500
+    assert actor.state.clock.deadline_ms() == started + 60_200
+    assert table.view(Audience.SECOND)["first_decision_deadline_ms"] == deadline
+    await wait_until(lambda: actor.state.match.is_over)
+    assert table.now() >= deadline
+    assert actor.state.match.result == MatchEnded(None, MatchEnd.NO_FIRST_DECISION, FIRST)
+    assert actor.state.status is MatchStatus.ABORTED
+    ended = (await table.store.events(actor.id))[-1]
+    assert ended.seat is None
+    assert ended.command == {"type": "abort", "reason": "no_first_decision", "seat": "first"}
+    assert ended.events[-2:][0] == {
+        "type": "match_ended",
+        "winner": None,
+        "reason": "no_first_decision",
+        "undecided": "first",
+    }
+    assert deadline <= ended.mono_ms < deadline + 250
+    assert await header(table) == (MatchStatus.ABORTED, None, "no_first_decision", False)
+    view = table.view(Audience.FIRST)
+    assert view["result"] == {"winner": None, "reason": "no_first_decision", "undecided": "first"}
+    assert view["first_decision_deadline_ms"] is None
 
 
 # -- Start/Continue and the join timeout (D3) --------------------------------------------------
@@ -191,6 +235,71 @@ async def test_d3_the_join_timeout_aborts_a_match_with_an_empty_seat(tables: Tab
     assert await header(table) == (MatchStatus.ABORTED, None, "join_timeout", False)
     late = await refused(table.service.join(actor.id, BO))
     assert late.code is ErrorCode.SEAT_TAKEN
+
+
+async def test_d3_the_join_timeout_waits_for_the_creator_and_runs_from_when_she_left(
+    tables: Tables,
+) -> None:
+    """Told who is there (the web layer counts the sockets), the actor holds the join timeout
+    while the creator has the match open, and arms it a whole timeout after she left."""
+    time = FakeTime()
+    timeout_ms = 60_000  # never rings on its own during the test: time is moved by hand
+    settings = fake_time_settings(join_timeout_ms=timeout_ms)
+    table = await tables.open(settings, time_source=time, join=False)
+    actor = table.actor
+    created = time()
+    assert actor.armed_timers().join_ms == created + timeout_ms  # she never came: from then
+    actor.attend(ANN.id, True)
+    assert actor.armed_timers().join_ms is None
+    time.advance(10 * timeout_ms)
+    actor.attend(CY.id, True)  # a visitor (not seated) holds nothing
+    actor.attend(CY.id, False)
+    assert actor.armed_timers().join_ms is None
+    actor.attend(ANN.id, False)
+    left = time()
+    assert actor.armed_timers().join_ms == left + timeout_ms
+    time.advance(timeout_ms - 1)
+    assert await table.service.join(actor.id, BO) is SECOND  # ten timeouts after, in time
+    assert actor.armed_timers().join_ms is None
+
+
+async def test_d3_a_join_when_the_armed_timeout_is_due_is_too_late(tables: Tables) -> None:
+    time = FakeTime()
+    timeout_ms = 60_000
+    table = await tables.open(
+        fake_time_settings(join_timeout_ms=timeout_ms), time_source=time, join=False
+    )
+    actor = table.actor
+    actor.attend(ANN.id, True)
+    time.advance(5 * timeout_ms)
+    actor.attend(ANN.id, False)
+    left = time()
+    time.set(left + timeout_ms)
+    late = await refused(table.service.join(actor.id, BO))
+    assert late.code is ErrorCode.MATCH_OVER
+    assert actor.state.status is MatchStatus.ABORTED
+    [ended] = await table.store.events(actor.id)
+    assert ended.command == {"type": "abort", "reason": "join_timeout"}
+    assert ended.mono_ms == left + timeout_ms
+
+
+async def test_d8_a_shared_device_is_abandoned_only_while_nobody_has_it_open(
+    tables: Tables,
+) -> None:
+    time = FakeTime()
+    abandon_ms = 60_000
+    table = await tables.open(
+        fake_time_settings(shared_abandon_ms=abandon_ms), time_source=time, mode=MatchMode.SHARED
+    )
+    actor = table.actor
+    created = time()
+    assert actor.armed_timers().abandon_ms == created + abandon_ms
+    actor.attend(ANN.id, True)
+    assert actor.armed_timers().abandon_ms is None
+    actor.attend(CY.id, True)  # a spectator
+    time.advance(abandon_ms)
+    actor.attend(ANN.id, False)
+    assert actor.armed_timers().abandon_ms == time() + abandon_ms  # the spectator holds nothing
 
 
 async def test_d3_a_match_joined_in_time_is_not_aborted(tables: Tables) -> None:

@@ -33,6 +33,7 @@ from .machine_table import (
     BANK_MS,
     DELAY_MS,
     FIRST,
+    R7_ALONE,
     SECOND,
     T0,
     Table,
@@ -47,8 +48,9 @@ FIRST_DEADLINE_MS = T0 + DELAY_MS + BANK_MS
 
 def dealt() -> Table:
     """An invite match dealt from ``DRAW_DECK`` at ``T0``: the first seat must open [6|6], its
-    clock running from ``T0`` with a full delay and bank."""
-    table = Table.invite()
+    clock running from ``T0`` with a full delay and bank. D7 is off: these scenarios time the
+    first decision up to R7.7's deadline (``test_machine_first_decision.py`` has D7's)."""
+    table = Table.invite(settings=R7_ALONE)
     table.start_round()
     clock = table.state.clock
     assert table.state.match.to_act is FIRST

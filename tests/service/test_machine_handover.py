@@ -48,8 +48,12 @@ def test_the_clocks_stand_from_the_hand_over_to_the_resumption_on_another_clock(
     assert resumed.clock.bank_left_ms == stood.bank_left_ms
     assert resumed.clock.bank_left_ms[FIRST] == BANK_MS - 4_000
     assert resumed.clock.delay_left_ms == 0
-    # The deadline moved with the clock: the same time left, on the peer's clock.
-    assert timers(table.state).flag_ms == OTHER_BASE_MS + BANK_MS - 4_000
+    # The deadlines moved with the clock: the same time left, on the peer's clock. The first
+    # seat has decided nothing yet, so D7's comes first: the grace less the 4 s used of it.
+    assert table.state.clock.deadline_ms() == OTHER_BASE_MS + BANK_MS - 4_000
+    grace_ms = table.state.settings.first_decision_grace_ms
+    assert grace_ms is not None
+    assert timers(table.state).flag_ms == OTHER_BASE_MS + grace_ms - 4_000
 
 
 def test_a_resumed_decision_keeps_its_delay_and_is_charged_from_the_peer_clock() -> None:

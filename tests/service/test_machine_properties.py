@@ -7,7 +7,10 @@ and exactly at its deadline, and time jumps past deadlines. After every input it
 
 - the state ``step`` was given is unchanged (R8.3), and a refusal installs nothing;
 - the version moves by exactly 1 with each entry and never otherwise;
-- a Flag entry appears exactly when the deadline is reached — never early (R7.7, D6);
+- a Flag entry appears exactly when the deadline is reached — never early (R7.7, D6); for a
+  seat that has made no decision of its own it is an abort for no first decision instead, at its
+  delay plus the grace or R7.7's deadline, whichever is sooner (D7), and a seat counts as having
+  decided exactly once it has had a bid, an accept, a decline or a placement of its own applied;
 - timers act exactly when due: the grace (D3), the join timeout (D3), a stall only while a clock
   runs (D5);
 - balances add up to 300 and are never negative (R1.2, R1.4);
@@ -40,13 +43,18 @@ from hypothesis.stateful import (
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.rules.actions import (
     Abort,
+    AbortReason,
+    Accept,
     AuctionOpened,
+    Bid,
     BidAccepted,
+    Decline,
     Declined,
     Draw,
     Flag,
     MatchEnd,
     Passed,
+    Play,
     RoundEnd,
     RoundEnded,
 )
@@ -104,6 +112,14 @@ times_ms = st.one_of(st.integers(0, 2_500), st.sampled_from([0, 1, 1_999, 2_000]
 """A short pause: inside the delay, at its edge, or a little beyond."""
 
 
+def is_time_up(recorded: object) -> bool:
+    """The version a running seat's deadline made: a loss on time (R7.7) or, for a seat that
+    decided nothing yet, an abort for no first decision (D7)."""
+    return isinstance(recorded, Flag) or (
+        isinstance(recorded, Abort) and recorded.reason is AbortReason.NO_FIRST_DECISION
+    )
+
+
 class MachineRun(RuleBasedStateMachine):
     """One player (or two) and the service's timers against ``step``, match after match."""
 
@@ -137,10 +153,10 @@ class MachineRun(RuleBasedStateMachine):
         flagged = (
             isinstance(outcome, Transition)
             and outcome.entry is not None
-            and isinstance(outcome.entry.command, Flag)
+            and is_time_up(outcome.entry.command)
         )
         assert flagged == expected_flag, (
-            f"{command!r} at {now_ms}: deadline {state.clock.deadline_ms()}, "
+            f"{command!r} at {now_ms}: deadline {state.deadline_ms()}, "
             f"flag expected {expected_flag}, got {outcome!r}"
         )
         self.check_timer(state, command, now_ms, outcome)
@@ -155,8 +171,9 @@ class MachineRun(RuleBasedStateMachine):
 
     @staticmethod
     def flag_expected(state: MatchState, command: Input, now_ms: int) -> bool:
-        """R7.7, D6: whether this input must flag the running seat."""
-        deadline_ms = state.clock.deadline_ms()
+        """R7.7, D6, D7: whether this input must flag the running seat (or abort the match for
+        its missing first decision)."""
+        deadline_ms = state.deadline_ms()
         if not state.is_live or deadline_ms is None:
             return False
         if isinstance(command, FlagDue):
@@ -257,18 +274,36 @@ class MachineRun(RuleBasedStateMachine):
                 assert (result.reason, result.winner) in (
                     (MatchEnd.TIME, seat.other),
                     (MatchEnd.TIMING_FAILURE, None),
+                    (MatchEnd.NO_FIRST_DECISION, None),
                 ), (seat, result)
         self.check_charge(state, command, now_ms, outcome)
-        if isinstance(entry.command, Flag):
-            assert entry.received_ms == state.clock.deadline_ms()
-            assert new.clock.bank_ms[entry.command.seat] == 0
+        self.check_decided(state, entry.command, new)
+        recorded = entry.command
+        if isinstance(recorded, Flag | Abort) and is_time_up(recorded):
+            assert entry.received_ms == state.deadline_ms()
+            timed = recorded.seat
+            assert timed is not None
+            assert timed is state.clock.running
+            if isinstance(recorded, Flag):
+                assert new.clock.bank_ms[timed] == 0
+                assert timed in state.decided or FAST.first_decision_grace_ms is None
+            else:  # D7: a seat that decided nothing, at its delay plus the grace at the latest
+                assert timed not in state.decided
+                grace_ms = FAST.first_decision_grace_ms
+                assert grace_ms is not None
+                clock = state.clock
+                assert entry.received_ms <= clock.decision_started_ms + clock.delay_ms + grace_ms
+                assert new.match.result is not None
+                assert new.match.result.undecided is timed
             if isinstance(command, Submit):
                 assert outcome.reply is not None
                 assert outcome.reply.code is ErrorCode.TIME_EXPIRED
         elif isinstance(command, Join) and isinstance(entry.command, Abort):
-            # D3: a join at the timeout or later ends the match instead, and is told so.
+            # D3: a join at the armed timeout or later ends the match instead, and is told so.
             assert state.join_deadline_ms is not None
-            assert now_ms >= state.join_deadline_ms
+            assert command.timeout_ms is not None
+            assert now_ms >= max(state.join_deadline_ms, command.timeout_ms)
+            TALLY["joins too late"] += 1
             assert outcome.reply is not None
             assert outcome.reply.code is ErrorCode.MATCH_OVER
         else:
@@ -297,6 +332,16 @@ class MachineRun(RuleBasedStateMachine):
             TALLY["draws inside a turn"] += 1
 
     @staticmethod
+    def check_decided(state: MatchState, recorded: object, new: MatchState) -> None:
+        """D7: a seat has decided once its own bid, accept, decline or placement is applied;
+        nothing else (a draw, a press, a forced move, a timer) counts."""
+        own = recorded.seat if isinstance(recorded, Bid | Accept | Decline | Play) else None
+        expected = state.decided if own is None else state.decided | {own}
+        assert new.decided == expected, (recorded, state.decided, new.decided)
+        if own is not None and own not in state.decided:
+            TALLY["first decisions"] += 1
+
+    @staticmethod
     def check_charge(state: MatchState, command: Input, now_ms: int, outcome: Transition) -> None:
         """R7.2, R7.7, D5: the decision that ends is charged at the receive time of the command
         that ended it (the deadline for a flag, the last measured time for a restart, the time
@@ -314,9 +359,9 @@ class MachineRun(RuleBasedStateMachine):
             return
         entry = outcome.entry
         assert entry is not None
-        deadline_ms = before.deadline_ms()
+        deadline_ms = state.deadline_ms()
         assert deadline_ms is not None
-        if isinstance(entry.command, Flag):
+        if is_time_up(entry.command):
             at_ms = deadline_ms
         elif isinstance(command, Submit | Restarted):
             at_ms = max(command.received_ms, before.decision_started_ms)
@@ -335,6 +380,8 @@ class MachineRun(RuleBasedStateMachine):
                 TALLY["deals at the grace"] += 1
         if isinstance(recorded, Flag):
             TALLY["flags by a late command" if outcome.reply else "flags by the timer"] += 1
+        elif is_time_up(recorded):
+            TALLY["aborts for no first decision"] += 1
         if isinstance(recorded, PressedReveal):
             TALLY["reveals"] += 1
         for event in entry.events:
@@ -390,7 +437,23 @@ class MachineRun(RuleBasedStateMachine):
             if rng.random() < 0.1 and state.join_deadline_ms is not None:
                 self.now_ms = max(self.now_ms, state.join_deadline_ms)
                 return self.accepted(JoinDue())
-            return self.accepted(Join(BO))
+            # The join timeout as the service armed it (D3): held (None) while the creator is
+            # there, else at or past the machine's lower bound.
+            deadline_ms = state.join_deadline_ms
+            armed = (
+                None
+                if deadline_ms is None
+                else rng.choice([None, deadline_ms, deadline_ms + 5_000])
+            )
+            if armed is not None and rng.random() < 0.2:
+                self.now_ms = max(self.now_ms, armed)  # the friend comes just too late
+            joined = self.feed(Join(BO, armed))
+            if armed is None or self.now_ms < armed:
+                assert isinstance(joined, Transition), joined
+                assert joined.entry is not None
+                assert self.state.status is MatchStatus.ACTIVE
+                TALLY["joins in time"] += 1
+            return joined
         if rng.random() < 0.003:
             seat = rng.choice(SEATS)
             named = seat if self.mode is MatchMode.SHARED else None
@@ -419,7 +482,7 @@ class MachineRun(RuleBasedStateMachine):
         assert legal, "a seat to act always has a move (D2 applies forced ones)"
         move = move_of(rng.choice(legal))
         named = to_act if self.mode is MatchMode.SHARED and rng.random() < 0.5 else None
-        deadline_ms = state.clock.deadline_ms()
+        deadline_ms = state.deadline_ms()
         outcome = self.feed(
             Submit(self.player_of(to_act).id, move, state.version, received_ms, named)
         )
@@ -489,9 +552,10 @@ class MachineRun(RuleBasedStateMachine):
 
     @rule(seed=st.integers(0, 2**32), offset_ms=st.sampled_from([-1, -1, 0, 1]))
     def a_move_arrives_at_the_deadline(self, seed: int, offset_ms: int) -> None:
-        """D6: at the deadline or later is a loss on time; a ms before is in time."""
+        """D6: at the deadline or later is a loss on time (or D7's abort); a ms before is in
+        time."""
         self.reveal_if_handed_over()
-        deadline_ms = self.state.clock.deadline_ms()
+        deadline_ms = self.state.deadline_ms()
         if deadline_ms is None:
             return
         received_ms = deadline_ms + offset_ms
@@ -500,9 +564,10 @@ class MachineRun(RuleBasedStateMachine):
 
     @rule(offset_ms=st.sampled_from([-1, -1, -1, 0, 1, 777]))
     def the_flag_timer_runs_near_the_deadline(self, offset_ms: int) -> None:
-        """R7.7: never early — a ms before the deadline is refused, at it the seat flags."""
+        """R7.7, D7: never early — a ms before the deadline is refused, at it the seat flags
+        (or, undecided, is aborted)."""
         self.reveal_if_handed_over()
-        deadline_ms = self.state.clock.deadline_ms()
+        deadline_ms = self.state.deadline_ms()
         if deadline_ms is not None:
             self.now_ms = max(self.now_ms, deadline_ms + offset_ms)
         self.feed(FlagDue())
@@ -650,12 +715,15 @@ REACHED = (
     "auctions",
     "flags by the timer",
     "flags by a late command",
+    "aborts for no first decision",
+    "first decisions",
     "round ends by domino",
     "round ends by block",
     "match ends",
     "match ends by time",
     "match ends by resignation",
     "match ends by timing_failure",
+    "match ends by no_first_decision",
     "forced passes",
     "draws inside a turn",
     "legal moves",
@@ -686,7 +754,8 @@ def run(machine: type[MachineRun], max_examples: int) -> Counter[str]:
 
 def test_properties_of_an_online_match() -> None:
     reached = run(MachineRun, 60)
-    missing = [name for name in (*REACHED, "match ends by join_timeout") if not reached[name]]
+    online = ("match ends by join_timeout", "joins in time", "joins too late")
+    missing = [name for name in (*REACHED, *online) if not reached[name]]
     assert not missing, f"never reached {missing}: {dict(reached)}"
 
 

@@ -163,13 +163,21 @@ def test_d3_a_join_fills_the_seat_and_arms_the_grace() -> None:
 
 def test_d3_a_join_at_the_join_timeout_is_too_late_and_ends_the_match() -> None:
     """D3 "within a join timeout", read as D6 reads a deadline: at the timeout is too late, even
-    when the join is taken before the timer's own work."""
+    when the join is taken before the timer's own work. The timeout is the one the service armed
+    from who is there (here the creator left at once), never before the machine's lower bound."""
+    armed_ms = T0 + JOIN_TIMEOUT_MS + 5_000
     early = Table.invite(joined=False)
-    joined = early.feed(Join(BO), T0 + JOIN_TIMEOUT_MS - 1)
+    joined = early.feed(Join(BO, armed_ms), armed_ms - 1)
     assert joined.entry is not None
     assert joined.entry.command == TookSeat(SECOND)
+    held = Table.invite(joined=False)  # the creator is there: nothing is too late
+    assert held.feed(Join(BO, None), T0 + 100 * JOIN_TIMEOUT_MS).entry is not None
+    assert held.state.status is MatchStatus.ACTIVE
+    bounded = Table.invite(joined=False)  # a timer armed too early is held to the lower bound
+    assert bounded.feed(Join(BO, T0), T0 + JOIN_TIMEOUT_MS - 1).entry is not None
+    assert bounded.state.status is MatchStatus.ACTIVE
     table = Table.invite(joined=False)
-    result = table.feed(Join(BO), T0 + JOIN_TIMEOUT_MS)
+    result = table.feed(Join(BO, armed_ms), armed_ms)
     assert result.entry is not None
     assert result.entry.command == Abort(AbortReason.JOIN_TIMEOUT)
     assert result.reply is not None

@@ -1,7 +1,7 @@
 """The rated policy (service/rated.py, issue 9 §9 and issue 11 item 2): rated only online, between
 two different accounts, on the rules' default clock (R7.1, R7.2), ended by score, time or
-resignation; never a guest's, a shared device's, a custom clock's or an abort (D3, D5). Format 2
-records keep their own policy, which did not ask for accounts."""
+resignation; never a guest's, a shared device's, a custom clock's or an abort (D3, D5, D7, D8).
+Format 2 records keep their own policy, which did not ask for accounts."""
 
 from __future__ import annotations
 
@@ -49,6 +49,12 @@ def test_a_shared_device_a_custom_clock_or_an_abort_is_never_rated() -> None:
     for reason in (MatchEnd.TIMING_FAILURE, MatchEnd.JOIN_TIMEOUT):  # D5, D3
         aborted = MatchEnded(None, reason)
         assert not is_rated(MatchMode.INVITE, (ANN, BO), DEFAULT_SETTINGS, aborted)
+    # D7: two accounts on the rules' clock, but a player never decided: nobody's rating moves.
+    undecided = MatchEnded(None, MatchEnd.NO_FIRST_DECISION, Seat.SECOND)
+    assert not is_rated(MatchMode.INVITE, (ANN, BO), DEFAULT_SETTINGS, undecided)
+    assert not rated_in_v1(undecided)
+    abandoned = MatchEnded(None, MatchEnd.ABANDONED)  # D8, a shared device
+    assert not is_rated(MatchMode.SHARED, (ANN, ANN), DEFAULT_SETTINGS, abandoned)
     assert not is_rated(MatchMode.INVITE, (ANN, BO), DEFAULT_SETTINGS, None)
 
 

@@ -6,6 +6,7 @@ Time is the service's monotonic clock, which these tests drive.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -24,6 +25,7 @@ from spectacular_bid.web.settings import WebSettings
 
 from .guests import bearer, error_of, guest, new_match
 
+RECORD = Path(__file__).resolve().parents[1] / "golden" / "records" / "v2_rated_resign.json"
 STRICT = {
     "guests_per_minute": 10.0,
     "guests_burst": 20,
@@ -31,6 +33,8 @@ STRICT = {
     "matches_burst": 20,
     "joins_per_minute": 60.0,
     "joins_burst": 30,
+    "records_per_minute": 10.0,
+    "records_burst": 10,
     "open_challenges_per_guest": 3,
 }
 """The server's defaults, spelled out: the suite's environment opens them wide."""
@@ -211,6 +215,29 @@ async def test_joins_are_limited_per_guest_and_per_address(
         assert joined.json() == {"seat": "second"}
 
 
+@pytest.mark.parametrize(
+    "limits", [{**STRICT, "records_burst": 2, "records_per_minute": 6.0}], indirect=True
+)
+async def test_record_imports_and_verifications_share_a_limit(
+    client: httpx.AsyncClient, client_at: ClientAt, clock: Clock
+) -> None:
+    # Each is a whole replay through the engine: a loop of them would hold the server's CPU.
+    document = json.loads(RECORD.read_text(encoding="utf-8"))
+    ann = await guest(client, "Ann")
+    checked = await client.post("/api/records/verify", json=document)
+    assert checked.json()["verified"] is True
+    imported = await client.post("/api/records", json=document, headers=bearer(ann))
+    assert imported.status_code == 201, imported.text
+    refused = await client.post("/api/records/verify", json=document)
+    assert "too many record documents from your address" in assert_rate_limited(refused, 10)
+    refused = await client.post("/api/records", json=document, headers=bearer(ann))
+    assert_rate_limited(refused, 10)
+    async with client_at("203.0.113.9") as there:
+        assert (await there.post("/api/records/verify", json=document)).status_code == 200
+    clock.advance(10_000)
+    assert (await client.post("/api/records/verify", json=document)).status_code == 200
+
+
 # -- open challenges per guest ---------------------------------------------------------------
 
 
@@ -238,11 +265,12 @@ async def test_a_challenge_past_the_cap_waits_for_one_to_go(
     await new_match(client, ann, "open")
     await new_match(client, ann, "open")
     refused = await client.post("/api/matches", json={"mode": "open"}, headers=bearer(ann))
-    # The oldest one's join timeout (D3: 60 s) ends 45 s from now.
-    message = assert_rate_limited(refused, 45)
+    # The oldest one's join timeout (D3: 10 minutes, Ann never having opened its page) ends
+    # 585 s from now.
+    message = assert_rate_limited(refused, 585)
     assert message == (
         "'Ann' already has the most open challenges allowed waiting for an opponent (3): "
-        "wait until one is taken or expires (the oldest in 45 s)"
+        "wait until one is taken or expires (the oldest in 585 s)"
     )
     # Invitations and shared matches are not listed in the lobby, so not capped.
     await new_match(client, ann, "invite")

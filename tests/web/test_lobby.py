@@ -58,6 +58,7 @@ async def test_an_empty_lobby(client: httpx.AsyncClient) -> None:
         "finished": [],
         "finished_next": None,
         "rematch_offers": [],
+        "invitations": [],
     }
 
 

@@ -13,6 +13,7 @@ from live.glicko2 import NEWCOMER, Glicko, glicko2
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, guest, joined_match, new_match
+from .served import service_of
 from .test_accounts import account
 
 
@@ -132,3 +133,60 @@ async def test_the_lobby_shows_a_challenge_creators_rating_or_guest(
     assert by_name["Ann"]["first_profile"] == "/@/Ann"
     assert by_name["Cy"]["first_rating"] is None
     assert (by_name["Cy"]["bank_ms"], by_name["Cy"]["delay_ms"]) == (120_000, 10_000)
+
+
+async def test_each_match_in_a_history_says_how_far_it_moved_each_rating(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """The profile's list shows each rated match's change, and its chart starts from the rating
+    the first match began with, so that a single match draws a line."""
+    ann, bo = await account(client, "Ann"), await account(client, "Bo")
+    cy = await guest(client, "Cy")
+    rated = await joined_match(client, ann, bo)
+    await resign(app, rated, bo)
+    casual = await joined_match(client, ann, cy)
+    await resign(app, casual, cy)
+    ann_points = (await client.get("/api/players/Ann")).json()["ratings"]
+    bo_points = (await client.get("/api/players/Bo")).json()["ratings"]
+    assert len(ann_points) == len(bo_points) == 1
+    point, bo_point = ann_points[0], bo_points[0]
+    assert point["before"] == 1500.0
+    assert point["value"] > 1500.0
+    gained = point["value"] - point["before"]
+    lines = (await client.get("/api/players/Ann/matches")).json()["matches"]
+    by_id = {line["id"]: line for line in lines}
+    assert math.isclose(by_id[rated]["first_rating_change"], gained, abs_tol=0.011)
+    assert math.isclose(
+        by_id[rated]["second_rating_change"], bo_point["value"] - bo_point["before"], abs_tol=0.011
+    )
+    assert by_id[rated]["second_rating_change"] < 0
+    assert by_id[casual]["first_rating_change"] is None
+    assert by_id[casual]["second_rating_change"] is None
+    listed = (await client.get("/api/matches")).json()["matches"]
+    assert {m["id"]: m["first_rating_change"] for m in listed}[rated] == by_id[rated][
+        "first_rating_change"
+    ]
+
+
+async def test_an_ended_match_read_back_from_the_store_shows_the_changes(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    """Once a rated match has left memory, its match object is rebuilt from the store: it still
+    carries both ratings and each player's change, from the rows stored with its end."""
+    ann, bo = await account(client, "Ann"), await account(client, "Bo")
+    match_id = await joined_match(client, ann, bo)
+    await resign(app, match_id, bo)
+    live = (await client.get(f"/api/matches/{match_id}")).json()["match"]
+    service = service_of(app)
+    await service.let_go([match_id])  # out of memory: read from the store from now on
+    assert service.at_hand(match_id) is None
+    stored = (await client.get(f"/api/matches/{match_id}")).json()["match"]
+    assert stored["rated"] is True
+    for seat in ("first", "second"):
+        assert stored["players"][seat]["rating"] == live["players"][seat]["rating"]
+        assert stored["players"][seat]["rating_change"] == live["players"][seat]["rating_change"]
+    assert (
+        stored["players"]["first"]["rating_change"]
+        > 0
+        > stored["players"]["second"]["rating_change"]
+    )

@@ -2,7 +2,9 @@
 
 Each seat acts only when the server's view says it may, after a think time, like a person; it
 times a command from its send to the opponent's receipt of the update it caused (issue 3's
-latency), and a passive seat that never moves measures how late the server flags it (R7.7).
+latency), and a passive seat measures how late the server flags it (R7.7). A passive seat makes
+one decision of its own first, at once: a seat that never decided would not lose on time but be
+aborted for no first decision at a deadline of its own (D7), which is not what is measured.
 """
 
 from __future__ import annotations
@@ -184,6 +186,8 @@ class Player:
         not a task and its wake-up, which took a seat's handling of a message from 5.7 to
         4.6 µs; this load generator shares its cores with the servers (issue 13)."""
         self.done = asyncio.Event()
+        self.decided_at: int | None = None
+        """The version a passive seat made its one decision at (D7), once it has."""
         self.last_deadline: int | None = None
         self.last_match: Seen | None = None
 
@@ -218,6 +222,8 @@ class Player:
                 # one was refused (``rate_limited``): decide again on what we know now, after a
                 # think time, like a client that refreshes; a seat that gave up would be flagged.
                 pause = RATE_LIMITED_PAUSE_S if code == "rate_limited" else None
+                if self.passive and self.decided_at == self.version:
+                    self.decided_at = None  # its one decision was refused: it is still owed
                 self._decide(self.last_match, pause_s=pause)
             return
         match = msg.match
@@ -257,6 +263,13 @@ class Player:
         """Send what to do next on ``match``, after a think time or, when given, ``pause_s``."""
         version = self.version
         if self.passive:
+            if match.legal is not None and self.decided_at in (None, version):
+                if self.decided_at is None:  # its one decision (D7), at once: its clock is short
+                    self.decided_at = version
+                    decision = choose(match.legal, self.rng)
+                    decision["version"] = version
+                    self._send(decision)
+                return
             if match.phase == "awaiting_deal" and not self._ready(match):
                 if self.start_when is None:
                     self._send({"type": "start", "version": version})

@@ -9,11 +9,13 @@ opens (no payment counted), each option's value follows from the payments of R6.
 
 So the seat bids (or raises) exactly when ``worth`` exceeds its own cost plus what accepting would
 have brought in. It never makes a bid whose cost is its whole balance (R6.5: that loses at once),
-and accepts at once a bid that costs the other seat its whole balance (R1.5).
+and accepts at once a bid that costs the other seat its whole balance (R1.5). Level 1 chooses at
+random among the same decline or accept and the bids whose cost stays within that worth.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from spectacular_bid.bots.knowledge import Knowledge
@@ -40,21 +42,69 @@ def estimated_worth(k: Knowledge) -> float:
 
 def auction_action(k: Knowledge, legal: Sequence[SeatAction], worth: float) -> SeatAction:
     """The decision among ``legal`` (a decline or an accept, and bids) given ``worth``."""
-    seat = k.seat
-    jockey = k.jockey
-    bids = [a for a in legal if isinstance(a, Bid)]
-    fallback = next(a for a in legal if isinstance(a, Accept | Decline))
-    incoming = 0
-    if isinstance(fallback, Accept):
-        bidder, amount = k.auction_bids[-1]
-        incoming = bid_cost(amount, by_jockey=bidder == jockey)
-        if incoming >= k.balances[bidder]:
-            return fallback
-    if bids:
-        cost = bid_cost(bids[0].amount, by_jockey=seat == jockey)
-        if cost < k.balances[seat] and worth > cost + incoming:
-            return bids[0]
+    fallback = _fallback(legal)
+    if _must_accept(k, fallback):
+        return fallback
+    affordable = bids_within(k, legal, worth)
+    if affordable and worth > _cost(k, affordable[0]) + _incoming(k, fallback):
+        return affordable[0]
     return fallback
 
 
-__all__ = ["OPENER_EDGE", "auction_action", "estimated_worth"]
+def random_auction_action(
+    k: Knowledge, legal: Sequence[SeatAction], worth: float, rng: random.Random
+) -> SeatAction:
+    """Level 1's auction: the decline or accept, or any bid :func:`bids_within` ``worth``, each
+    equally likely. A random bid up to the whole balance (110 of 145) shows a learner nothing
+    of what an opening is worth; one within the estimate still varies, as level 1 does."""
+    fallback = _fallback(legal)
+    if _must_accept(k, fallback):
+        return fallback
+    options: list[SeatAction] = [fallback, *bids_within(k, legal, worth)]
+    return options[int(rng.random() * len(options))]
+
+
+def bids_within(k: Knowledge, legal: Sequence[SeatAction], worth: float) -> list[Bid]:
+    """The bids among ``legal`` whose cost if accepted (R6.3, R6.4), plus what accepting the
+    standing bid would have brought in, is at most ``worth``, lowest first; never one whose cost
+    is the bidder's whole balance (R6.5: it would lose the match at once)."""
+    incoming = _incoming(k, _fallback(legal))
+    balance = k.balances[k.seat]
+    return [
+        a
+        for a in legal
+        if isinstance(a, Bid) and (cost := _cost(k, a)) < balance and cost + incoming <= worth
+    ]
+
+
+def _fallback(legal: Sequence[SeatAction]) -> Accept | Decline:
+    return next(a for a in legal if isinstance(a, Accept | Decline))
+
+
+def _cost(k: Knowledge, bid: Bid) -> int:
+    return bid_cost(bid.amount, by_jockey=k.seat == k.jockey)
+
+
+def _incoming(k: Knowledge, fallback: Accept | Decline) -> int:
+    """What accepting the standing bid brings in (R6.3, R6.4); nothing for a decline."""
+    if not isinstance(fallback, Accept):
+        return 0
+    bidder, amount = k.auction_bids[-1]
+    return bid_cost(amount, by_jockey=bidder == k.jockey)
+
+
+def _must_accept(k: Knowledge, fallback: Accept | Decline) -> bool:
+    """A standing bid that costs its bidder's whole balance: accepted, it wins the match (R1.5)."""
+    if not isinstance(fallback, Accept):
+        return False
+    bidder = k.auction_bids[-1][0]
+    return _incoming(k, fallback) >= k.balances[bidder]
+
+
+__all__ = [
+    "OPENER_EDGE",
+    "auction_action",
+    "bids_within",
+    "estimated_worth",
+    "random_auction_action",
+]

@@ -1,6 +1,7 @@
 """The five levels of computer opponent and their one entry point, :func:`decide`.
 
-1. a uniformly random legal action;
+1. a uniformly random legal action; in the auction, a random one of the decline or accept and
+   the bids within level 2's estimate of the opening's worth (§6);
 2. greedy: the largest award now (R3.5), and an auction from a quick estimate of the opening's
    worth (§6);
 3. to 5. determinized search (:mod:`.search`): worlds sampled from what the seat saw, each legal
@@ -19,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from spectacular_bid.bots.bidding import auction_action, estimated_worth
+from spectacular_bid.bots.bidding import auction_action, estimated_worth, random_auction_action
 from spectacular_bid.bots.knowledge import Knowledge, read
 from spectacular_bid.bots.policies import greedy_action, mixed_policy, random_action
 from spectacular_bid.bots.search import Effort, best_action, opening_values
@@ -89,6 +90,8 @@ def decide(
     if len(legal) == 1:
         return legal[0]
     if level == 1:
+        if k.phase is Phase.AUCTION:
+            return random_auction_action(k, legal, estimated_worth(k), rng)
         return random_action(world, legal, rng)
     if level == 2:
         if k.phase is Phase.AUCTION:

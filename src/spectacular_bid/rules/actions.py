@@ -3,8 +3,8 @@
 Commands and events are frozen values. A seat's commands: :class:`Decline`, :class:`Bid`,
 :class:`Accept`, :class:`Play`, :class:`Draw`, :class:`Resign`. The service's commands:
 :class:`Deal` (it owns the shuffle, STYLE rule 2), :class:`Flag` (it owns the clock, R7.7) and
-:class:`Abort` (D3, D5). Forced passes, declines and accepts are never commands: the engine applies
-them itself (D2) and reports them as events with ``forced=True``.
+:class:`Abort` (D3, D5, D7, D8). Forced passes, declines and accepts are never commands: the
+engine applies them itself (D2) and reports them as events with ``forced=True``.
 """
 
 from __future__ import annotations
@@ -88,13 +88,19 @@ class AbortReason(Enum):
     """D3: the players did not both join in time."""
     TIMING_FAILURE = "timing_failure"
     """R7.9, D5: a proven failure of the service's time measurement."""
+    NO_FIRST_DECISION = "no_first_decision"
+    """D7: the seat to act ran out of time before it had made any decision of its own."""
+    ABANDONED = "abandoned"
+    """D8: nobody had the shared-device match open for the abandon timeout."""
 
 
 @dataclass(frozen=True, slots=True)
 class Abort:
-    """End the match with no result (D3, D5)."""
+    """End the match with no result (D3, D5, D7, D8)."""
 
     reason: AbortReason
+    seat: Seat | None = None
+    """D7: the seat to act, which made no first decision; None for every other reason."""
 
 
 SeatAction = Decline | Bid | Accept | Play | Draw | Resign
@@ -132,6 +138,10 @@ class MatchEnd(Enum):
     """D3: aborted, no result."""
     TIMING_FAILURE = "timing_failure"
     """R7.9, D5: aborted, no rated result."""
+    NO_FIRST_DECISION = "no_first_decision"
+    """D7: aborted, no result: a player's first decision never came."""
+    ABANDONED = "abandoned"
+    """D8: aborted, no result: a shared-device match nobody had open."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,8 +247,10 @@ class RoundEnded:
 @dataclass(frozen=True, slots=True)
 class MatchEnded:
     winner: Seat | None
-    """None when the match was aborted with no result (D3, D5)."""
+    """None when the match was aborted with no result (D3, D5, D7)."""
     reason: MatchEnd
+    undecided: Seat | None = None
+    """D7: the seat whose first decision never came (only for ``NO_FIRST_DECISION``)."""
 
     @property
     def is_rated(self) -> bool:

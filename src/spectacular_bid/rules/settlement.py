@@ -41,6 +41,8 @@ TOTAL_POINTS: Final = 2 * STARTING_BALANCE
 _ABORT_ENDS: Final = {
     AbortReason.JOIN_TIMEOUT: MatchEnd.JOIN_TIMEOUT,
     AbortReason.TIMING_FAILURE: MatchEnd.TIMING_FAILURE,
+    AbortReason.NO_FIRST_DECISION: MatchEnd.NO_FIRST_DECISION,
+    AbortReason.ABANDONED: MatchEnd.ABANDONED,
 }
 
 
@@ -89,7 +91,13 @@ def end_round(match: Match, reason: RoundEnd, domino_by: Seat | None, ev: list[E
         transfer(match, payee.other, payee, amount, TransferReason.BLOCK, ev)
 
 
-def end_match(match: Match, winner: Seat | None, reason: MatchEnd, ev: list[Event]) -> None:
+def end_match(
+    match: Match,
+    winner: Seat | None,
+    reason: MatchEnd,
+    ev: list[Event],
+    undecided: Seat | None = None,
+) -> None:
     """End the match; a round still running ends with it and its hands are revealed (D4)."""
     if match.phase in ACTIVE:
         rnd = match.round
@@ -108,7 +116,7 @@ def end_match(match: Match, winner: Seat | None, reason: MatchEnd, ev: list[Even
     match.to_act = None
     match.auction = None
     match.opening_tile = None
-    match.result = MatchEnded(winner, reason)
+    match.result = MatchEnded(winner, reason, undecided)
     ev.append(match.result)
 
 
@@ -136,13 +144,25 @@ def apply_flag(match: Match, action: Flag) -> list[Event]:
 
 
 def apply_abort(match: Match, action: Abort) -> list[Event]:
-    """End with no result: the players did not both join (D3), or the service's time
-    measurement failed (R7.9, D5)."""
+    """End with no result: the players did not both join (D3), the service's time
+    measurement failed (R7.9, D5), the seat to act ran out of time before its first decision
+    (D7: like a flag, only the seat to act, and it is named), or nobody was left at a shared
+    device (D8)."""
     if match.phase is Phase.OVER:
         raise WrongPhaseError("the match is over")
     reason = _ABORT_ENDS.get(action.reason)
     if reason is None:
         raise IllegalActionError(f"not an abort reason: {action.reason!r}")
+    seat = action.seat
+    if reason is MatchEnd.NO_FIRST_DECISION:
+        if match.phase not in ACTIVE:
+            raise WrongPhaseError(f"no decision runs in the {match.phase.value} phase (R7.5)")
+        if seat is None or seat != match.to_act:
+            raise NotYourTurnError(
+                f"only the seat to act can miss its first decision, not {seat!r}"
+            )
+    elif seat is not None:
+        raise IllegalActionError(f"a {action.reason.value} abort names no seat, not {seat!r}")
     ev: list[Event] = []
-    end_match(match, None, reason, ev)
+    end_match(match, None, reason, ev, seat)
     return ev

@@ -9,6 +9,8 @@ there is nothing to roll back. :attr:`MatchActor.state` is therefore always a st
 anyone may read it at any time.
 
 Timers only enqueue work; the machine decides whether it is due (a flag is never early, R7.7).
+Who has the match open is told by the web layer (:meth:`MatchActor.attend`) and arms the timers
+that wait for people (``service.presence``: D3's join timeout, D8's abandon timeout).
 Listeners (the web's rooms, later a computer opponent) get typed values, never JSON.
 """
 
@@ -24,6 +26,7 @@ from typing import Protocol, TypeVar
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.alarms import Alarms, TimerKind
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -42,8 +45,11 @@ from spectacular_bid.service.entries import event_record, header_of, rated_resul
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.mailbox import Mailbox
 from spectacular_bid.service.ports import MatchStore, Player
+from spectacular_bid.service.presence import Attendance, attended
 from spectacular_bid.service.refusals import ErrorCode, Rejection
-from spectacular_bid.service.state import Entry, MatchState, Transition, timers
+from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.standings import NO_STANDING, Standing, seated, settled
+from spectacular_bid.service.state import Entry, MatchState, Timers, Transition, timers
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry, current_match
 from spectacular_bid.service.timesource import MsSource
 
@@ -108,10 +114,14 @@ class MatchActor:
         is_loop_healthy: Callable[[int, int], bool],
         on_change: Callable[[MatchActor], None] | None = None,
         telemetry: Telemetry = NO_TELEMETRY,
+        abandon_ms: int = ServiceSettings().shared_abandon_ms,
     ) -> None:
         self.id = match_id
         self.state = state
         """The last stored state (install after commit)."""
+        self.standing: Standing = NO_STANDING
+        """The ratings shown beside the players (``service.standings``): read as the seats are
+        taken, and with a rated end's stored changes before that end is published."""
         self.created_wall_ms = wall_ms()
         self.ended_wall_ms: int | None = None
         self._log: list[Entry] | None = []
@@ -131,6 +141,9 @@ class MatchActor:
         self._closed = False
         self._here_since_ms: int | None = None
         """When a match handed over by a peer began to be timed here (:meth:`resume`)."""
+        self._attendance = Attendance(now_ms())
+        """Who has the match open (D3, D8); nobody until the web layer says so."""
+        self._abandon_ms = abandon_ms
 
     @property
     def version(self) -> int:
@@ -155,6 +168,8 @@ class MatchActor:
         an update, not a full state."""
         self._log = [resumed]
         self._here_since_ms = resumed.now_ms
+        # Its sockets were closed for the move and reconnect here: absent until they do.
+        self._attendance = Attendance(resumed.now_ms)
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"match-{self.id}")
         self._arm_all()
 
@@ -232,6 +247,17 @@ class MatchActor:
         finally:
             del reply  # no cycle through a refusal's traceback (see submit)
 
+    def attend(self, player_id: str, here: bool) -> None:
+        """A player's first socket on the match opened (``here``), or its last closed, on any
+        server process (the web layer counts them): the timers that wait for people follow
+        (D3, D8)."""
+        if here:
+            self._attendance = self._attendance.arrived(player_id)
+        else:
+            self._attendance = self._attendance.left(player_id, self._now_ms(), self.state)
+        if self._task is not None and not self._closed:
+            self._arm_all()
+
     def abort_for_timing_failure(self) -> None:
         """D5: the loop stalled while this match's clock ran (called by the lag monitor)."""
         self._queue.put_nowait(_Stall())
@@ -245,6 +271,7 @@ class MatchActor:
 
     async def _run(self) -> None:
         current_match.set(self.id)  # this task's own context: its logs name the match
+        self.standing = await self._standing(self.state, rated=False)
         while True:
             mail = await self._queue.get()
             try:
@@ -263,12 +290,12 @@ class MatchActor:
                 self._telemetry.command_applied(self._now_ms() - mail.received_ms)
             _answer(mail.reply, outcome, self.state.version)
         elif isinstance(mail, _Join):
-            outcome = await self._advance(Join(mail.player))
+            outcome = await self._advance(Join(mail.player, self.armed_timers().join_ms))
             seats = self.state.seats_of(mail.player.id)
             _answer(mail.reply, outcome, seats[0] if seats else Seat.SECOND)
         elif isinstance(mail, _Timer):
             timer_input = self._timer_input(mail.kind)
-            due_ms = self.state.clock.deadline_ms() if isinstance(timer_input, FlagDue) else None
+            due_ms = self.state.deadline_ms() if isinstance(timer_input, FlagDue) else None
             outcome = await self._advance(timer_input)
             if due_ms is not None and _applied(outcome):
                 self._telemetry.flag_fell(self._now_ms() - due_ms)
@@ -287,6 +314,8 @@ class MatchActor:
             return FlagDue() if self._healthy() else LoopStalled()
         if kind is TimerKind.GRACE:
             return GraceDue()
+        if kind is TimerKind.ABANDON:
+            return AbandonDue()
         return JoinDue()
 
     async def _guard_timing(self) -> None:
@@ -335,6 +364,8 @@ class MatchActor:
             return Rejection(
                 ErrorCode.STORAGE_FAILED, "the move could not be saved; nothing changed"
             )
+        if new.seats != self.state.seats or (header is not None and header.rated):
+            self.standing = await self._standing(new, rated=header is not None and header.rated)
         self.state = new
         if not new.is_live:
             self.ended_wall_ms = wall
@@ -350,8 +381,25 @@ class MatchActor:
             self._on_change(self)
         return outcome
 
+    async def _standing(self, state: MatchState, *, rated: bool) -> Standing:
+        """The seats' ratings as the store has them, or after a rated end the changes stored
+        with it; the last standing when they cannot be read (they are only shown)."""
+        try:
+            if rated:
+                found = await settled(self._store, self.id, state.seats)
+                return found if found is not None else self.standing
+            return await seated(self._store, state.mode, state.seats, self._wall_ms())
+        except Exception as exc:
+            log.warning("match %s: its players' ratings were not read: %s", self.id, exc)
+            return self.standing
+
+    def armed_timers(self) -> Timers:
+        """The timers as armed now: the machine's, waiting for people as the attendance says
+        (D3: the join timeout is None while the creator is there; D8)."""
+        return attended(timers(self.state), self.state, self._attendance, self._abandon_ms)
+
     def _arm_all(self, *, retry: bool = False) -> None:
-        self._alarms.arm(timers(self.state), self._now_ms(), retry=retry)
+        self._alarms.arm(self.armed_timers(), self._now_ms(), retry=retry)
 
 
 def _applied(outcome: Transition | Rejection) -> bool:

@@ -1,5 +1,6 @@
 """A match's alarms: the asyncio timers behind the machine's :class:`~spectacular_bid.service
-.state.Timers` (the flag deadline, R7.7; the grace and the join timeout, D3).
+.state.Timers` (the flag deadline, R7.7, D7; the grace and the join timeout, D3; a shared
+device's abandon timeout, D8).
 
 An alarm only says "it may be time": when it rings, the actor feeds the machine the matching input
 and the machine decides whether it is due, so a timer that fires early never flags early.
@@ -23,6 +24,7 @@ class TimerKind(Enum):
     FLAG = "flag"
     GRACE = "grace"
     JOIN = "join"
+    ABANDON = "abandon"
 
 
 class Alarms:
@@ -39,6 +41,7 @@ class Alarms:
             (TimerKind.FLAG, due.flag_ms),
             (TimerKind.GRACE, due.grace_ms),
             (TimerKind.JOIN, due.join_ms),
+            (TimerKind.ABANDON, due.abandon_ms),
         ):
             if retry and at_ms is not None and at_ms <= now_ms and kind not in self._armed:
                 at_ms = now_ms + RETRY_MS

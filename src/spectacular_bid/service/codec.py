@@ -3,7 +3,9 @@
 Every event and recorded command has its own encoder here, naming each JSON field: renaming a
 field in ``rules/actions.py`` cannot silently change a stored record or a frame — this module
 stops type-checking, or ``tests/golden`` fails. The shapes are those of record format 1, which
-format 2 keeps (it adds ``received_ms`` to each version, see ``record_document.py``).
+format 2 keeps (it adds ``received_ms`` to each version, see ``record_document.py``). D7's
+abort names its seat, in the command (``"seat"``) and in ``match_ended`` (``"undecided"``);
+the other endings write neither, so older records encode as they always did.
 
 Tiles are written in Appendix A move notation (``"1-4"``), open places as ``"1-4:smaller"``,
 seats as ``"first"``/``"second"``, enums by value.
@@ -93,6 +95,19 @@ def _same(value: JSON) -> JSON:
     return value
 
 
+def _match_ended(event: MatchEnded) -> JSON:
+    """``undecided`` is written only when D7 names a seat: no other ending has it, so every
+    record written before D7 encodes exactly as it did."""
+    data: dict[str, JSON] = {
+        "type": "match_ended",
+        "winner": _seat(event.winner),
+        "reason": event.reason.value,
+    }
+    if event.undecided is not None:
+        data["undecided"] = _seat(event.undecided)
+    return data
+
+
 _EVENTS: Final[dict[type, Callable[[Any], JSON]]] = {
     RoundDealt: lambda e: {
         "type": "round_dealt",
@@ -149,11 +164,7 @@ _EVENTS: Final[dict[type, Callable[[Any], JSON]]] = {
         "pip_totals": _pair(e.pip_totals, _same),
         "jockey": _seat(e.jockey),
     },
-    MatchEnded: lambda e: {
-        "type": "match_ended",
-        "winner": _seat(e.winner),
-        "reason": e.reason.value,
-    },
+    MatchEnded: lambda e: _match_ended(e),
     SeatTaken: lambda e: {"type": "seat_taken", "seat": _seat(e.seat), "name": e.name},
     Ready: lambda e: {"type": "ready", "seat": _seat(e.seat)},
     Revealed: lambda e: {"type": "revealed", "seat": _seat(e.seat)},
@@ -203,7 +214,9 @@ def command_json(command: RecordedCommand) -> JSON:
     if isinstance(command, SaltedDeal):
         return {"type": "deal", "deck": _tiles(command.deck), "salt": command.salt}
     if isinstance(command, Abort):
-        return {"type": "abort", "reason": command.reason.value}
+        if command.seat is None:
+            return {"type": "abort", "reason": command.reason.value}
+        return {"type": "abort", "reason": command.reason.value, "seat": _seat(command.seat)}
     if isinstance(command, HandingOver):
         return {"type": "hand_over"}
     if isinstance(command, Resumed):
@@ -228,9 +241,11 @@ def parse_command(data: Mapping[str, Any]) -> RecordedCommand:
         return SaltedDeal(tuple(parse_tile(t) for t in deck), salt)
     if kind == "abort":
         try:
-            return Abort(AbortReason(_field(data, "reason")))
+            reason = AbortReason(_field(data, "reason"))
         except ValueError:
             raise NotationError(f"invalid abort reason: {data.get('reason')!r:.80}") from None
+        seat = data.get("seat")
+        return Abort(reason, None if seat is None else parse_seat(seat))
     if kind == "hand_over":
         return HandingOver()
     if kind == "resume":

@@ -148,6 +148,10 @@ class Join:
     """A second player takes the free seat (D3)."""
 
     player: Player
+    timeout_ms: int | None = None
+    """When the service's join timer ends the match (D3: armed from who is there, never before
+    the machine's own lower bound): a join at that time or later is too late. None while the
+    timer is held, the creator being there, and in a replay (a recorded join was in time)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +169,13 @@ class GraceDue:
 @dataclass(frozen=True, slots=True)
 class JoinDue:
     """The join timer ran: abort a match still waiting for its second player (D3)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AbandonDue:
+    """Nobody has had the shared-device match open for the abandon timeout (D8): abort it. Who
+    is there is the service's knowledge, not the machine's; the machine checks only that the
+    match is a live shared one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +214,16 @@ class Resumed:
 
 
 Input = (
-    Submit | Join | FlagDue | GraceDue | JoinDue | LoopStalled | Restarted | HandingOver | Resumed
+    Submit
+    | Join
+    | FlagDue
+    | GraceDue
+    | JoinDue
+    | AbandonDue
+    | LoopStalled
+    | Restarted
+    | HandingOver
+    | Resumed
 )
 
 

@@ -61,7 +61,8 @@ def command_text(entry: Mapping[str, Any], action: RecordedCommand, match: Match
     if kind == "join":
         return f"{command.get('seat')}: join"
     if kind == "abort":
-        return f"abort ({command.get('reason')})"
+        seat = command.get("seat")  # D7's names the seat whose first decision never came
+        return f"abort ({command.get('reason')}" + (f", {seat})" if seat else ")")
     if kind == "flag":
         return f"flag {command.get('seat')} (time)"
     if kind == "resume":
@@ -99,7 +100,9 @@ def _event_text(event: Mapping[str, Any], match: Match) -> str | None:
         )
     if kind == "match_ended":
         winner = event.get("winner")
-        return f"match ends: {winner + ' wins' if winner else 'no result'} ({event['reason']})"
+        result = f"{winner} wins" if winner else "no result"
+        undecided = f", {event['undecided']}" if event.get("undecided") else ""  # D7
+        return f"match ends: {result} ({event['reason']}{undecided})"
     if kind == "opener_chosen":
         tile = event.get("tile")
         return f"{event['seat']} opens" + (f" with {tile}" if tile else " with any tile")

@@ -29,8 +29,16 @@ class Discrepancy:
     found: object
 
     def __str__(self) -> str:
-        expected, found = _show(self.expected), _show(self.found)
-        return f"{self.where}: {self.field}: expected {expected}, found {found}"
+        return f"{self.where}: {self.field}: expected {self.expected_text}, found {self.found_text}"
+
+    @property
+    def expected_text(self) -> str:
+        """What the replay expected, as a person reads it (at most 200 characters)."""
+        return _show(self.expected)
+
+    @property
+    def found_text(self) -> str:
+        return _show(self.found)
 
 
 def _show(value: object) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Final
 
 from spectacular_bid.service.discrepancy import RecordMismatchError
@@ -23,6 +24,7 @@ from spectacular_bid.service.ports import MatchRecord, MatchStore, Player
 from spectacular_bid.service.record_document import ENDED
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt, rebuild
+from spectacular_bid.service.standings import settled
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,10 @@ class EndedMatches:
             raise Rejection(
                 ErrorCode.NOT_FOUND, f"the record of match {match_id!r} cannot be replayed"
             ) from None
+        if header.rated:
+            standing = await settled(self._store, match_id, seats)
+            if standing is not None:
+                rebuilt = replace(rebuilt, standing=standing)
         self._kept[match_id] = rebuilt
         while len(self._kept) > FINISHED_CACHE:
             self._kept.popitem(last=False)

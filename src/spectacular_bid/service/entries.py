@@ -10,6 +10,8 @@ from spectacular_bid.rules.notation import tile_text
 from spectacular_bid.service.codec import clock_json, command_json, event_json
 from spectacular_bid.service.ports import EventRecord, MatchRecord, RatedResult, RoundRecord
 from spectacular_bid.service.rated import is_rated
+from spectacular_bid.service.record_document import FIRST_DECISION_GRACE
+from spectacular_bid.service.seat_names import names_setting
 from spectacular_bid.service.state import Entry, MatchState
 
 
@@ -55,6 +57,8 @@ def header_of(
             "delay_ms": settings.clock.delay_ms,
             "grace_ms": settings.grace_ms,
             "join_timeout_ms": settings.join_timeout_ms,
+            **names_setting(state.seat_names),
+            FIRST_DECISION_GRACE: settings.first_decision_grace_ms,
         },
         first_player=first.id if first else None,
         second_player=second.id if second else None,

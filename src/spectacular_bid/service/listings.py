@@ -6,6 +6,7 @@ Each is what a list needs and nothing of the match's state, so a list never hold
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spectacular_bid.service.computer import level_of
@@ -16,6 +17,7 @@ from spectacular_bid.service.ports import (
     RatingChange,
     SeatedMatch,
 )
+from spectacular_bid.service.seat_names import names_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +66,25 @@ class EndedMatch:
     ended_at_ms: int
     bot_level: int | None = None
     """The level of the computer in the second seat; None against a person (issue 14)."""
+    first_change: float | None = None
+    """A rated match's change to the first seat's rating (after less before, as stored with
+    its end); None for an unrated match."""
+    second_change: float | None = None
 
     @property
     def cursor(self) -> tuple[int, str]:
         return self.ended_at_ms, self.id
 
     @classmethod
-    def of(cls, header: MatchRecord, players: dict[str, PlayerRecord]) -> EndedMatch:
+    def of(
+        cls,
+        header: MatchRecord,
+        players: dict[str, PlayerRecord],
+        changes: dict[tuple[str, str], float] | None = None,
+    ) -> EndedMatch:
+        """The line of ``header``; ``changes`` holds rating changes by (match id, player id)
+        (:func:`changes_by_match`)."""
+
         def name(player_id: str | None) -> str | None:
             record = players.get(player_id) if player_id is not None else None
             return record.name if record is not None else None
@@ -80,12 +94,13 @@ class EndedMatch:
             return profile_handle(record) if record is not None else None
 
         settings = header.settings if isinstance(header.settings, dict) else {}
+        typed = names_in(settings)  # a shared device's two players
         return cls(
             id=header.id,
             mode=header.mode.value,
             status=header.status.value,
-            first=name(header.first_player),
-            second=name(header.second_player),
+            first=typed[0] if typed else name(header.first_player),
+            second=typed[1] if typed else name(header.second_player),
             first_handle=handle(header.first_player),
             second_handle=handle(header.second_player),
             winner=header.winner,
@@ -95,7 +110,22 @@ class EndedMatch:
             created_at_ms=header.created_at_ms,
             ended_at_ms=header.ended_at_ms or 0,
             bot_level=level_of(header.second_player),
+            first_change=_change(changes, header.id, header.first_player),
+            second_change=_change(changes, header.id, header.second_player),
         )
+
+
+def changes_by_match(changes: Iterable[RatingChange]) -> dict[tuple[str, str], float]:
+    """Each stored rating change's amount (after less before), by match and player."""
+    return {(c.match_id, c.player_id): c.after.value - c.before.value for c in changes}
+
+
+def _change(
+    changes: dict[tuple[str, str], float] | None, match_id: str, player_id: str | None
+) -> float | None:
+    if changes is None or player_id is None:
+        return None
+    return changes.get((match_id, player_id))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,28 +10,35 @@ replay frames, ended matches read back from the store and start-up recovery run 
 
 It owns the service's policy around the rules engine: the R7 clock (a genuinely new decision gets
 a fresh delay, R7.2; a command is charged at the server's receive time, R7.7; at the deadline is
-already late, D6), D2's forced moves (the engine applies them; they take no time), D3's
-Start/Continue presses, grace and join timeout, R7.5's shared-device hand-over, resignation
-(R5.2) and the D5 abort.
+already late, D6; a seat's first decision is aborted, not lost, D7), D2's forced moves (the
+engine applies them; they take no time), D3's Start/Continue presses, grace and join timeout
+(its lower bound: when it runs is the service's, which knows who is there), R7.5's
+shared-device hand-over, resignation (R5.2), the D5 abort and D8's abort of an abandoned shared
+device.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 from spectacular_bid.rules.actions import (
     Abort,
     AbortReason,
+    Accept,
     Action,
+    Bid,
     Deal,
+    Decline,
     Flag,
+    Play,
     RoundEnded,
 )
 from spectacular_bid.rules.errors import NotYourTurnError, RulesError, WrongPhaseError
 from spectacular_bid.rules.match import Match, Phase
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -60,10 +67,15 @@ from spectacular_bid.service.events import (
     SeatTaken,
 )
 from spectacular_bid.service.fairness import committed, revealed
-from spectacular_bid.service.ports import MatchMode, MatchStatus, Player
+from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import Entry, MatchState, Outcome, Transition
 from spectacular_bid.service.suspension import refused_while_suspended, resume, suspend
+
+OWN_DECISIONS: Final = (Bid, Accept, Decline, Play)
+"""D7: the commands that are a decision of the seat that sends them. A draw is not (a client
+may draw for its player, D1), nor a press (D3, R7.5), nor a resignation, which ends the match
+anyway (R5.2); forced moves are never commands at all (D2)."""
 
 
 def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
@@ -78,7 +90,7 @@ def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
     if isinstance(command, Submit):
         return _submit(state, command, now_ms)
     if isinstance(command, Join):
-        return _join(state, command.player, now_ms)
+        return _join(state, command, now_ms)
     if not state.is_live:
         return _over()
     if isinstance(command, FlagDue):
@@ -91,6 +103,10 @@ def step(state: MatchState, command: Input, now_ms: int) -> Outcome:
         if now_ms < state.join_deadline_ms:
             return Rejection(ErrorCode.WRONG_PHASE, "the join timeout has not run out")
         return _apply(state, Abort(AbortReason.JOIN_TIMEOUT), None, now_ms, now_ms)
+    if isinstance(command, AbandonDue):
+        if state.mode is not MatchMode.SHARED:
+            return Rejection(ErrorCode.WRONG_PHASE, "only a shared-device match is abandoned")
+        return _apply(state, Abort(AbortReason.ABANDONED), None, now_ms, now_ms)  # D8
     if isinstance(command, LoopStalled):
         if state.clock.running is None:
             return Rejection(ErrorCode.WRONG_PHASE, "no clock ran during the stall")
@@ -123,12 +139,10 @@ def _submit(state: MatchState, submit: Submit, now_ms: int) -> Outcome:
         )
     clock = state.clock
     received = max(submit.received_ms, clock.decision_started_ms)
-    if clock.running is not None and clock.is_flagged(received):
-        # D6: at the deadline or later is a loss on time, not an illegal request.
+    if state.is_late(received):
+        # D6: at the deadline or later is a loss on time (or D7's abort), not an illegal request.
         flagged = _flag(state, now_ms)
-        late = Rejection(
-            ErrorCode.TIME_EXPIRED, f"{clock.running}'s time ran out before this arrived"
-        )
+        late = Rejection(ErrorCode.TIME_EXPIRED, _too_late(state))
         return late if isinstance(flagged, Rejection) else replace(flagged, reply=late)
     if submit.seat is not None and submit.seat not in seats:
         return Rejection(ErrorCode.NOT_YOUR_SEAT, f"you do not hold the {submit.seat} seat")
@@ -160,13 +174,14 @@ def _acting_seat(state: MatchState, seats: list[Seat], submit: Submit) -> Seat |
     return Rejection(ErrorCode.WRONG_PHASE, "no seat is to act now")
 
 
-def _join(state: MatchState, player: Player, now_ms: int) -> Transition | Rejection:
+def _join(state: MatchState, join: Join, now_ms: int) -> Transition | Rejection:
+    player = join.player
     if state.seats_of(player.id):
         return Transition(state)
     if state.status is not MatchStatus.WAITING or state.seats[1] is not None:
         return Rejection(ErrorCode.SEAT_TAKEN, "this match has no free seat")
-    deadline = state.join_deadline_ms
-    if deadline is not None and now_ms >= deadline:
+    timeout_ms = join.timeout_ms  # as the service armed it; never before the machine's bound
+    if timeout_ms is not None and now_ms >= max(timeout_ms, state.join_deadline_ms or 0):
         # D3, as D6 for moves: a join at the timeout or later is too late; the match ends.
         aborted = _apply(state, Abort(AbortReason.JOIN_TIMEOUT), None, now_ms, now_ms)
         late = Rejection(ErrorCode.MATCH_OVER, "too late: the match was not joined in time (D3)")
@@ -241,17 +256,28 @@ def _press_reveal(
 def _flag_due(state: MatchState, now_ms: int) -> Transition | Rejection:
     if state.clock.running is None:
         return Rejection(ErrorCode.WRONG_PHASE, "no clock is running")
-    if not state.clock.is_flagged(now_ms):
+    if not state.is_late(now_ms):
         return Rejection(ErrorCode.WRONG_PHASE, "the deadline has not passed")  # never early
     return _flag(state, now_ms)
 
 
 def _flag(state: MatchState, now_ms: int) -> Transition | Rejection:
+    """The running seat's time is up, charged at its deadline: a loss on time (R7.7), or, for
+    a seat that has made no decision of its own yet, an abort without a result (D7)."""
     seat = state.clock.running
-    deadline = state.clock.deadline_ms()
+    deadline = state.deadline_ms()
     if seat is None or deadline is None or state.match.to_act != seat:
         return Rejection(ErrorCode.WRONG_PHASE, "no seat's clock can run out now")
-    return _apply(state, Flag(seat), None, deadline, max(now_ms, deadline))
+    undecided = state.first_decision_deadline_ms() is not None
+    ending = Abort(AbortReason.NO_FIRST_DECISION, seat) if undecided else Flag(seat)
+    return _apply(state, ending, None, deadline, max(now_ms, deadline))
+
+
+def _too_late(state: MatchState) -> str:
+    seat = state.clock.running
+    if state.first_decision_deadline_ms() is not None:
+        return f"{seat} made no first decision in time: the match is aborted (D7)"
+    return f"{seat}'s time ran out before this arrived"
 
 
 def _grace_due(state: MatchState, seed: DealSeed | None, now_ms: int) -> Outcome:
@@ -307,6 +333,8 @@ def _apply(
             reveal = revealed(match.round_number, shown, state.secret)
             changes.update(secret=None, reveal=reveal)
             events = (*events, reveal)
+    if seat is not None and isinstance(action, OWN_DECISIONS) and seat not in state.decided:
+        changes["decided"] = state.decided | {seat}  # D7
     new = replace(state, match=match, version=version, **changes)
     entry = _entry(new, seat, command, events, charge_ms, now_ms)
     return Transition(new, entry, header_changed=match.is_over)

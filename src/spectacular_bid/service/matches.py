@@ -30,8 +30,14 @@ from spectacular_bid.service.decks import DeckSource, secure_deck, seeded_decks
 from spectacular_bid.service.ended_matches import EndedMatches
 from spectacular_bid.service.failover import Failover
 from spectacular_bid.service.guests import Guests
+from spectacular_bid.service.invitations import InvitationBack, Invitations
 from spectacular_bid.service.lag import LagMonitor
-from spectacular_bid.service.listings import EndedMatch, MatchSummary, profile_handle
+from spectacular_bid.service.listings import (
+    EndedMatch,
+    MatchSummary,
+    changes_by_match,
+    profile_handle,
+)
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -92,6 +98,7 @@ class MatchService:
         self._closing: set[asyncio.Task[None]] = set()
         self.ended = EndedMatches(store)
         self.rematches = Rematches(now_ms)
+        self.invitations = Invitations()
         self.bots = BotMatches(store, self.settings.bots, now_ms, wall_ms)
         self.chat = Chats(store, now_ms, wall_ms)
         if deck_source_for is not None:
@@ -154,9 +161,11 @@ class MatchService:
         mode: MatchMode,
         clock: ClockSettings | None = None,
         level: int | None = None,
+        seat_names: tuple[str, str] | None = None,
     ) -> MatchActor:
-        """A new match with ``creator`` in the first seat (both seats on a shared device; the
-        computer at ``level`` in the second seat of a bot match, issue 14).
+        """A new match with ``creator`` in the first seat (both seats on a shared device, under
+        the ``seat_names`` typed for its two players when given; the computer at ``level`` in
+        the second seat of a bot match, issue 14).
 
         ``clock`` overrides the server's time control for this match (casual games, tests).
         Refused with ``server_busy`` near the server's capacity (issue 10 item 1), and an open
@@ -174,15 +183,55 @@ class MatchService:
             self._admit_challenge(creator)
         if (level is None) != (mode is not MatchMode.BOT):
             raise ValueError(f"a level goes with a bot match only: {mode}, {level!r}")
+        if seat_names is not None and mode is not MatchMode.SHARED:
+            raise ValueError(f"seat names go with a shared-device match only: {mode}")
         if level is not None:
             await self.bots.admit(level)
         match_id = new_match_id()
         settings = self.settings if clock is None else replace(self.settings, clock=clock)
-        actor = self._actor(match_id, new_match(mode, creator, settings, self.now_ms()))
+        state = new_match(mode, creator, settings, self.now_ms(), seat_names)
+        actor = self._actor(match_id, state)
         await actor.open()
         if level is not None:
             await self.bots.seat(actor, level)
         return actor
+
+    async def again(self, match_id: str, player: Player, mode: MatchMode) -> MatchActor:
+        """D3: ``player`` came to an invitation (or an open challenge) after it expired, its
+        second seat empty: make a new match of theirs on its time control — an invitation back
+        to its creator, listed in the creator's lobby (:attr:`invitations`), or an open
+        challenge. Refused with ``wrong_phase`` for any other match, and for its own creator."""
+        if mode not in (MatchMode.INVITE, MatchMode.OPEN):
+            raise ValueError(f"an invitation or an open challenge, not {mode}")
+        state = (await self.find(match_id)).state
+        creator = state.seats[0]
+        expired = (
+            state.status is MatchStatus.ABORTED
+            and state.mode in (MatchMode.INVITE, MatchMode.OPEN)
+            and state.seats[1] is None
+        )
+        if not expired or creator is None:
+            raise Rejection(
+                ErrorCode.WRONG_PHASE,
+                f"match {match_id!r} is no invitation that expired before its second player came",
+            )
+        if creator.id == player.id:
+            raise Rejection(
+                ErrorCode.WRONG_PHASE, "this was your own invitation: make a new one in the lobby"
+            )
+        clock = state.settings.clock
+        actor = await self.create_match(player, mode, clock)
+        if mode is MatchMode.INVITE:
+            self.invitations.add(InvitationBack(actor.id, player, creator.id, clock))
+        return actor
+
+    def invitations_to(self, player_id: str) -> list[InvitationBack]:
+        """The invitations made back to ``player_id`` that still wait for it (D3)."""
+        return self.invitations.to(player_id, self._is_waiting)
+
+    def _is_waiting(self, match_id: str) -> bool:
+        actor = self._actors.get(match_id)
+        return actor is not None and actor.state.status is MatchStatus.WAITING
 
     def _actor(self, match_id: str, state: MatchState) -> MatchActor:
         """The live shell of ``state`` on this server, kept among its actors (not started)."""
@@ -196,6 +245,7 @@ class MatchService:
             self.lag.is_healthy,
             self._on_actor_change,
             self.telemetry,
+            self.settings.shared_abandon_ms,
         )
         self._actors[match_id] = actor
         if state.is_live:
@@ -206,10 +256,12 @@ class MatchService:
         """One guest must not fill the lobby (one guest made 300 open challenges): past
         ``open_challenges_per_guest`` waiting ones, a new one is refused. The refusal lifts by
         itself, when one is taken or its join timeout ends it (D3), so it is ``rate_limited``
-        with the time until the oldest one's timeout."""
+        with the time until the first one's timeout as armed now (a whole timeout for one whose
+        creator is on its page: it waits while they are there)."""
         limit = self.settings.open_challenges_per_guest
+        now_ms = self.now_ms()
         deadlines = [
-            actor.state.join_deadline_ms or 0
+            actor.armed_timers().join_ms or now_ms + actor.state.settings.join_timeout_ms
             for actor in self._actors.values()
             if actor.state.mode is MatchMode.OPEN
             and actor.state.status is MatchStatus.WAITING
@@ -218,7 +270,7 @@ class MatchService:
         ]
         if len(deadlines) < limit:
             return
-        retry_after_s = max(1, (min(deadlines) - self.now_ms() + 999) // 1000)  # rounded up
+        retry_after_s = max(1, (min(deadlines) - now_ms + 999) // 1000)  # rounded up
         raise Rejection(
             ErrorCode.RATE_LIMITED,
             f"{creator.name!r} already has the most open challenges allowed waiting for an "
@@ -328,8 +380,8 @@ class MatchService:
             id=actor.id,
             mode=state.mode.value,
             status=state.status.value,
-            first=first.name if first else None,
-            second=second.name if second else None,
+            first=state.seat_name(0),
+            second=state.seat_name(1),
             first_id=first.id if first and first.account else None,
             first_handle=profile_handle(first) if first else None,
             second_handle=profile_handle(second) if second else None,
@@ -365,7 +417,9 @@ class MatchService:
         headers = await self.store.ended_matches(statuses, limit, before, player)
         ids = {p for h in headers for p in (h.first_player, h.second_player) if p is not None}
         players = await self.store.players(sorted(ids))
-        return [EndedMatch.of(h, players) for h in headers]
+        rated = [h.id for h in headers if h.rated]
+        changes = changes_by_match(await self.store.rating_changes_of(rated) if rated else [])
+        return [EndedMatch.of(h, players, changes) for h in headers]
 
     async def record(self, match_id: str) -> JSON:
         """The versioned record document of an ended match (404 unknown, 409 not ended: D4)."""

@@ -8,7 +8,8 @@ A match is rated only when all of these hold:
 - it ran on the default time control of the rules (R7.1: a 120 s bank; R7.2: a 10 s delay), so
   every rated result was reached under the same clock;
 - it ended by score (R1.5, R6.5), on time (R7.7) or by resignation (R5.2) — never aborted, for
-  a join timeout (D3) or a timing failure (R5.3, R7.9, D5);
+  a join timeout (D3), a timing failure (R5.3, R7.9, D5), a first decision that never came (D7:
+  nobody loses rating by a match they never played) or an abandoned shared device (D8);
 - it was played here: an imported record is never rated;
 - both seats were held by accounts when they took them (issue 11 item 2): a guest's result moves
   no rating, and a guest who makes an account later does not make its earlier matches rated.
@@ -48,6 +49,19 @@ def is_rated(
     )
 
 
+def will_be_rated(mode: MatchMode, seats: Sequence[Player | None], clock: ClockSettings) -> bool:
+    """Whether a match being played is rated if it ends by score, time or resignation: all of
+    the policy but its end, known once both seats are taken (the match header's "rated" mark)."""
+    first, second = seats
+    return (
+        first is not None
+        and second is not None
+        and first.account
+        and second.account
+        and _rated_table(mode, first, second, clock)
+    )
+
+
 def rated_in_v2(
     mode: MatchMode,
     seats: Sequence[Player | None],
@@ -57,15 +71,18 @@ def rated_in_v2(
     """The policy of record format 2: the one above, accounts or not."""
     first, second = seats
     return (
-        mode in ONLINE
-        and first is not None
+        first is not None
         and second is not None
-        and first.id != second.id
-        and clock == DEFAULT_SETTINGS
+        and _rated_table(mode, first, second, clock)
         and result is not None
         and result.winner is not None
         and result.reason in RATED_ENDS
     )
+
+
+def _rated_table(mode: MatchMode, first: Player, second: Player, clock: ClockSettings) -> bool:
+    """Online, two different players, the rules' time control (R7.1, R7.2)."""
+    return mode in ONLINE and first.id != second.id and clock == DEFAULT_SETTINGS
 
 
 def rated_in_v1(result: MatchEnded | None) -> bool:

@@ -2,11 +2,11 @@
 ``GET /api/matches/{id}/record`` serves, ``specbid replay --export`` writes, and
 ``POST /api/records`` / ``specbid replay FILE`` read. It is apart from
 :mod:`spectacular_bid.service.records` (building a document from stored rows, and the rows for
-importing one) so that the format and this server's limits (R7.1, R7.2, D3) have one home, free
+importing one) so that the format and this server's limits (R7.1, R7.2, D3, D7) have one home, free
 of storage, that the web layer takes its bounds from too.
 
 ```
-{"format": "spectacular-bid/match-record", "format_version": 3,
+{"format": "spectacular-bid/match-record", "format_version": 4,
  "match": {"id", "mode", "settings", "status", "winner", "reason", "rated", "created_at_ms",
            "ended_at_ms", "players": {"first": {"name", "account"} | null, "second": …},
            ["imported": true, "imported_id"]},
@@ -25,18 +25,24 @@ it has an id of this server's own form (:func:`~spectacular_bid.service.records.
 and ``"imported_id"`` is the id its document gave it (null for a match imported before that was
 kept).
 
+Format 4 adds ``first_decision_grace_ms`` to ``settings``: the grace of D7 the match ran under, or
+null when the rule was off. A seat that had decided nothing was then aborted at its first
+decision's delay plus that grace instead of losing on time, and the abort (``"reason":
+"no_first_decision"``) names the seat, in its command (``"seat"``) and in ``match_ended``
+(``"undecided"``). Documents of formats 1 to 3 have no such setting and are replayed with the
+rule off, since it did not exist when they were written.
 Format 3 adds each seat's ``account``: whether its player was an account when it took the seat,
 since a match is rated only between two accounts (issue 11 item 2). Format 2 is format 3 without
 ``account``, its matches rated under the policy of its time, which did not ask for accounts.
 Format 1 (the first release) is format 2 without ``received_ms``: such documents are still read,
 and a version without it (or with null, for versions stored before format 2) has it inferred from
-the clock readings when replayed. Documents are always written in format 3.
+the clock readings when replayed. Documents are always written in format 4.
 
 This module checks the shape — every field of the format and no other, at every level, each
 number an integer that a database holds (times never negative, wall times before the year 10000)
 — and, for an import, what this server allows (:func:`check_importable`: its own ranges of
-settings, R7.1, R7.2, D3; wall times that agree). :mod:`spectacular_bid.service.replay` re-runs a
-document through the engine, which checks everything else.
+settings, R7.1, R7.2, D3, D7; wall times that agree). :mod:`spectacular_bid.service.replay`
+re-runs a document through the engine, which checks everything else.
 """
 
 from __future__ import annotations
@@ -49,10 +55,14 @@ from typing import Any, Final
 from spectacular_bid.service.ports import JSON, EventRecord, MatchMode, MatchStatus
 
 FORMAT: Final = "spectacular-bid/match-record"
-FORMAT_VERSION: Final = 3
-READABLE_VERSIONS: Final = (1, 2, 3)
+FORMAT_VERSION: Final = 4
+READABLE_VERSIONS: Final = (1, 2, 3, 4)
 ACCOUNTS_SINCE: Final = 3
 """The first format whose seats say whether they were accounts (and whose rated policy asks)."""
+FIRST_DECISION_SINCE: Final = 4
+"""The first format whose settings say whether D7 applied, and with what grace."""
+FIRST_DECISION_GRACE: Final = "first_decision_grace_ms"
+"""The settings key of D7's grace: an integer of ms, or null with the rule off."""
 IMPORTED: Final = "imported"
 """The header settings key (and the document's match key) that marks an imported match."""
 IMPORTED_ID: Final = "imported_id"
@@ -76,6 +86,8 @@ GRACE_MS_MAX: Final = 86_400_000
 """The longest grace before a round deals anyway (D3): a day."""
 JOIN_TIMEOUT_MS_MAX: Final = 86_400_000
 """The longest a match here waits for its second player (D3): a day."""
+FIRST_DECISION_GRACE_MS_MAX: Final = 600_000
+"""The longest grace after a first decision's delay (D7): ten minutes, as long as a delay."""
 SETTING_RANGES: Final[dict[str, tuple[int, int]]] = {
     "bank_ms": (0, BANK_MS_MAX),
     "delay_ms": (0, DELAY_MS_MAX),
@@ -219,9 +231,17 @@ def _parse_header(data: object, version: int) -> dict[str, Any]:
             f"match.status: expected 'finished' or 'aborted', found {status!r:.80}"
         )
     settings = _expect(_field(match, "settings", "match"), dict, "match.settings", "an object")
-    _only(settings, SETTING_RANGES, "match.settings")
+    d7 = version >= FIRST_DECISION_SINCE
+    _only(
+        settings,
+        [*SETTING_RANGES, FIRST_DECISION_GRACE] if d7 else SETTING_RANGES,
+        "match.settings",
+    )
     for name in SETTING_RANGES:
         _ms(_field(settings, name, "match.settings"), f"match.settings.{name}", wall=False)
+    if d7:
+        grace = _field(settings, FIRST_DECISION_GRACE, "match.settings")
+        _ms(grace, f"match.settings.{FIRST_DECISION_GRACE}", wall=False, nullable=True)
     _expect(_field(match, "winner", "match"), (str, type(None)), "match.winner", "a seat or null")
     _expect(_field(match, "reason", "match"), (str, type(None)), "match.reason", "a string")
     _expect(_field(match, "rated", "match"), bool, "match.rated", "true or false")
@@ -301,8 +321,11 @@ def check_importable(document: MatchDocument) -> None:
     Wall times are not required to rise from version to version: the wall clock may be stepped
     back (the match clock never reads it)."""
     header = document.match
-    for name, (lowest, highest) in SETTING_RANGES.items():
-        value = header["settings"][name]
+    ranges = {**SETTING_RANGES, FIRST_DECISION_GRACE: (0, FIRST_DECISION_GRACE_MS_MAX)}
+    for name, (lowest, highest) in ranges.items():
+        value = header["settings"].get(name)
+        if value is None and name == FIRST_DECISION_GRACE:
+            continue  # D7 off, as for every document before format 4
         if not lowest <= value <= highest:
             raise RecordFormatError(
                 f"match.settings.{name}: expected {lowest} to {highest} ms, what this server "

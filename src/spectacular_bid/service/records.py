@@ -29,12 +29,14 @@ from spectacular_bid.service.ports import (
 )
 from spectacular_bid.service.record_document import (
     ENDED,
+    FIRST_DECISION_GRACE,
     IMPORTED,
     IMPORTED_ID,
     MatchDocument,
     RecordFormatError,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.seat_names import SEAT_NAMES, checked_names, names_in, names_setting
 
 # -- building -------------------------------------------------------------------------------
 
@@ -71,7 +73,13 @@ def build_document(
     by_number.update({r.number: r for r in rounds})
     settings = dict(header.settings) if isinstance(header.settings, Mapping) else header.settings
     imported = isinstance(settings, dict) and bool(settings.pop(IMPORTED, False))
-    players = _seats(header, names)
+    typed = names_in(settings)  # a shared device's two players name its seats in the record
+    if isinstance(settings, dict):
+        settings.pop(SEAT_NAMES, None)
+        # A match stored before D7 (or imported from a document before format 4) ran without
+        # it: the current format says so with null.
+        settings.setdefault(FIRST_DECISION_GRACE, None)
+    players = _seats(header, names, typed)
     match: dict[str, Any] = {
         "id": header.id,
         "mode": header.mode.value,
@@ -114,15 +122,20 @@ def build_document(
     )
 
 
-def _seats(header: MatchRecord, names: Mapping[str, str]) -> dict[str, JSON]:
-    """Each seat's player as a record names it: its name, and whether it was an account."""
+def _seats(
+    header: MatchRecord, names: Mapping[str, str], typed: tuple[str, str] | None
+) -> dict[str, JSON]:
+    """Each seat's player as a record names it: its name (on a shared device, the one typed for
+    the seat), and whether it was an account."""
     seats = (
-        ("first", header.first_player, header.first_account),
-        ("second", header.second_player, header.second_account),
+        ("first", header.first_player, header.first_account, typed[0] if typed else None),
+        ("second", header.second_player, header.second_account, typed[1] if typed else None),
     )
     return {
-        seat: None if player_id is None else {"name": names.get(player_id, "?"), "account": account}
-        for seat, player_id, account in seats
+        seat: None
+        if player_id is None
+        else {"name": shown or names.get(player_id, "?"), "account": account}
+        for seat, player_id, account, shown in seats
     }
 
 
@@ -174,7 +187,7 @@ def records_for_import(
     record = MatchRecord(
         id=match_id,
         mode=MatchMode(header["mode"]),
-        settings={**header["settings"], IMPORTED: True},
+        settings={**header["settings"], **names_setting(_typed_names(document)), IMPORTED: True},
         first_player=seats["first"],
         second_player=seats["second"],
         status=MatchStatus(header["status"]),
@@ -206,6 +219,17 @@ def records_for_import(
         for v in document.versions
     ]
     return ImportedRecord(players, record, rounds, events)
+
+
+def _typed_names(document: MatchDocument) -> tuple[str, str] | None:
+    """A shared-device record's two names, kept when they are two (``service.seat_names``)."""
+    first, second = document.name("first"), document.name("second")
+    if document.match["mode"] != MatchMode.SHARED.value or not first or not second:
+        return None
+    try:
+        return checked_names(first, second)
+    except DisplayNameError:
+        return None  # the same name twice: the device's own
 
 
 def _imported_players(

@@ -26,6 +26,7 @@ from spectacular_bid.rules.notation import parse_tile, tile_text
 from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.service.codec import clock_json, command_json, event_json, parse_command
 from spectacular_bid.service.commands import (
+    AbandonDue,
     DealSeed,
     FlagDue,
     GraceDue,
@@ -55,20 +56,29 @@ from spectacular_bid.service.fairness import deck_commitment, verify_commitment
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import EventRecord, MatchMode, MatchStatus, Player
 from spectacular_bid.service.rated import rated_policy
-from spectacular_bid.service.record_document import IMPORTED, MatchDocument, version_of
+from spectacular_bid.service.record_document import (
+    FIRST_DECISION_GRACE,
+    IMPORTED,
+    MatchDocument,
+    version_of,
+)
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.seat_names import names_in
 from spectacular_bid.service.settings import ServiceSettings
+from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState, Transition, new_match
 
 # -- replaying ------------------------------------------------------------------------------
 
 
 def settings_of(header_settings: Mapping[str, Any]) -> ServiceSettings:
-    """The service settings a match ran under, from its header's ``settings``."""
+    """The service settings a match ran under, from its header's ``settings``. A header written
+    before D7 (record formats 1 to 3) has no ``first_decision_grace_ms``: the rule was off."""
     return ServiceSettings(
         clock=ClockSettings(header_settings["bank_ms"], header_settings["delay_ms"]),
         grace_ms=header_settings["grace_ms"],
         join_timeout_ms=header_settings["join_timeout_ms"],
+        first_decision_grace_ms=header_settings.get(FIRST_DECISION_GRACE),
     )
 
 
@@ -106,7 +116,10 @@ class Replay:
         accounts: Mapping[str, bool] | None = None,
     ) -> Replay:
         """A replay from the match's creation, whose time is not recorded: the first version's
-        time, or the join timeout before it when that version ended the match for it (D3)."""
+        time, or the join timeout before it when that version ended the match for it (D3: the
+        join timeout is the least a waiting match is kept; it may be kept longer while its
+        creator is there, which the record does not say, so the abort is taken to be at the
+        earliest time it could be)."""
         service_settings = settings_of(settings)
         accounts = accounts or {}
         creator = Player(
@@ -114,9 +127,13 @@ class Replay:
         )
         created_ms = first["mono_ms"] if first is not None else 0
         command = first.get("command") if first is not None else None
-        if isinstance(command, dict) and command.get("type") == "abort":
+        aborted = isinstance(command, dict) and command.get("type") == "abort"
+        reason = command.get("reason") if isinstance(command, dict) else None
+        if aborted and reason != AbortReason.ABANDONED.value:
             created_ms -= service_settings.join_timeout_ms
-        return cls(new_match(mode, creator, service_settings, created_ms), names, accounts)
+        typed = names_in(settings) or _shared_names(mode, names)
+        state = new_match(mode, creator, service_settings, created_ms, typed)
+        return cls(state, names, accounts)
 
     def step(self, version: Mapping[str, Any]) -> Entry:
         """Re-run one recorded version; raise :class:`RecordMismatchError` if the machine does
@@ -149,6 +166,14 @@ class Replay:
         return outcome.entry
 
 
+def _shared_names(mode: MatchMode, names: Mapping[str, str | None]) -> tuple[str, str] | None:
+    """A shared-device record's two names, when they are two (``service.seat_names``)."""
+    first, second = names.get("first"), names.get("second")
+    if mode is not MatchMode.SHARED or not first or not second or first == second:
+        return None
+    return first, second
+
+
 def _player_id(mode: MatchMode, seat: Seat) -> str:
     return "device" if mode is MatchMode.SHARED else str(seat)
 
@@ -170,6 +195,10 @@ def _input(
     if isinstance(command, Abort):
         if command.reason is AbortReason.JOIN_TIMEOUT:
             return JoinDue()
+        if command.reason is AbortReason.NO_FIRST_DECISION:
+            return FlagDue()  # D7: the flag timer's work, at a deadline of its own
+        if command.reason is AbortReason.ABANDONED:
+            return AbandonDue()
         return Restarted(received)
     if isinstance(command, TookSeat):
         seat_name = str(command.seat)
@@ -369,6 +398,8 @@ class Rebuilt:
     id: str
     state: MatchState
     log: tuple[Entry, ...]
+    standing: Standing = NO_STANDING
+    """The ratings it shows beside its players: a rated match's, as stored with its end."""
 
     is_live: ClassVar[bool] = False
 

@@ -1,4 +1,4 @@
-"""The service's tunables, with the rules' values as defaults (R7.1, R7.2, D3, D5)."""
+"""The service's tunables, with the rules' values as defaults (R7.1, R7.2, D3, D5, D7, D8)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,11 @@ LEASE_MS: Final = 10_000
 this long after its last sign of life (plus one scan), within the few seconds D5 allows for a
 match nobody times: long enough for a loaded server's writer to come round (a commit every
 second or so even when idle, ``service.matches``), short enough that players are told soon."""
+
+
+FIRST_DECISION_GRACE_MS: Final = 20_000
+"""D7's grace after a first decision's delay: with the rules' 10 s delay, a player who never
+decides is aborted 30 s into their first decision, not flagged after two minutes and more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +72,19 @@ class ServiceSettings:
     clock: ClockSettings = field(default_factory=ClockSettings)
     grace_ms: int = 20_000
     """D3: a round starts this long after the settlement even if a player never presses."""
-    join_timeout_ms: int = 60_000
-    """D3: a match whose seats are not both taken by then is aborted with no result."""
+    join_timeout_ms: int = 600_000
+    """D3: a match still waiting for its second player is aborted with no result this long
+    after both its creation and its creator's last socket on it closing, never while the
+    creator has it open. The match machine holds the first as a lower bound
+    (``MatchState.join_deadline_ms``); the actor arms the timer from who is there
+    (``service.presence``)."""
+    shared_abandon_ms: int = 300_000
+    """D8: a live shared-device match that nobody has open (no socket of its player) this long
+    is aborted with no result."""
+    first_decision_grace_ms: int | None = FIRST_DECISION_GRACE_MS
+    """D7: a seat that has made no decision of its own is aborted, not flagged, this long after
+    its running decision's delay (or at R7.7's deadline if sooner). None: the rule is off, as it
+    was for every record before format 4."""
     lag_threshold_ms: int = 2_000
     """D5: a stall of the event loop longer than this while a clock runs is a timing failure."""
     lag_tick_ms: int = 100
@@ -95,6 +111,7 @@ class ServiceSettings:
         for name in (
             "grace_ms",
             "join_timeout_ms",
+            "shared_abandon_ms",
             "lag_threshold_ms",
             "lag_tick_ms",
             "orphan_scan_ms",
@@ -102,6 +119,9 @@ class ServiceSettings:
             value = getattr(self, name)
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of ms, got {value!r}")
+        grace = self.first_decision_grace_ms
+        if grace is not None and (not isinstance(grace, int) or grace < 0):
+            raise ValueError(f"first_decision_grace_ms must be >= 0 ms or None, got {grace!r}")
         if (
             not isinstance(self.open_challenges_per_guest, int)
             or self.open_challenges_per_guest < 1

@@ -55,6 +55,21 @@ class MatchState:
     suspended_ms: int | None = None
     """When this match's owner handed it to a peer (issue 13 item 4): its clocks stand and no
     timer runs until the peer resumes it."""
+    seat_names: tuple[str, str] | None = None
+    """Shared device: the names typed for its two players (``service.seat_names``); the seats'
+    player is the device's guest all the same. None when none were typed."""
+
+    def seat_name(self, index: int) -> str | None:
+        """The name seat ``index`` (0 or 1) is shown under: a typed one, else its player's."""
+        if self.seat_names is not None:
+            return self.seat_names[index]
+        player = self.seats[index]
+        return None if player is None else player.name
+
+    decided: frozenset[Seat] = frozenset()
+    """D7: the seats that have made a decision of their own (a bid or raise, an accept, a
+    decline, a placement they sent). The machine adds a seat when it applies such a command, so
+    a replay of the record derives it again."""
 
     @property
     def is_live(self) -> bool:
@@ -63,16 +78,44 @@ class MatchState:
     def seats_of(self, player_id: str | None) -> list[Seat]:
         return seats_held(self.seats, player_id)
 
+    def first_decision_deadline_ms(self) -> int | None:
+        """D7: when the running decision of a seat that has decided nothing yet ends the match
+        aborted — its start, its delay and the grace, or R7.7's deadline if that is sooner.
+        None while the clocks stand, with the rule off, or once the running seat has decided."""
+        grace_ms = self.settings.first_decision_grace_ms
+        clock = self.clock
+        seat = clock.running
+        deadline_ms = clock.deadline_ms()
+        if grace_ms is None or seat is None or deadline_ms is None or seat in self.decided:
+            return None
+        return min(deadline_ms, clock.decision_started_ms + clock.delay_ms + grace_ms)
+
+    def deadline_ms(self) -> int | None:
+        """When the running decision's time is up: D7's deadline while it applies, else the
+        clock's (R7.7). A command that arrives then or later is late (D6)."""
+        first_ms = self.first_decision_deadline_ms()
+        return first_ms if first_ms is not None else self.clock.deadline_ms()
+
+    def is_late(self, received_ms: int) -> bool:
+        """D6: whether a command received at ``received_ms`` comes at the deadline or later."""
+        deadline_ms = self.deadline_ms()
+        return deadline_ms is not None and received_ms >= deadline_ms
+
     def reading(self, now_ms: int) -> ClockReading:
         """The clocks at ``now_ms`` (never before the last time they saw)."""
         return self.clock.reading(max(now_ms, self.clock.decision_started_ms))
 
 
 def new_match(
-    mode: MatchMode, creator: Player, settings: ServiceSettings, now_ms: int
+    mode: MatchMode,
+    creator: Player,
+    settings: ServiceSettings,
+    now_ms: int,
+    seat_names: tuple[str, str] | None = None,
 ) -> MatchState:
-    """A match just created: the creator in the first seat (both on a shared device), waiting
-    for the second player under the join timeout, or on a shared device waiting for Start."""
+    """A match just created: the creator in the first seat (both on a shared device, with the
+    names typed for its two players), waiting for the second player under the join timeout, or
+    on a shared device waiting for Start."""
     shared = mode is MatchMode.SHARED
     return MatchState(
         mode=mode,
@@ -84,6 +127,7 @@ def new_match(
         clock=MatchClock.new(settings.clock),
         start_deadline_ms=now_ms + settings.grace_ms if shared else None,
         join_deadline_ms=None if shared else now_ms + settings.join_timeout_ms,
+        seat_names=seat_names if shared else None,
     )
 
 
@@ -139,17 +183,21 @@ Outcome = Transition | Rejection | NeedsDeck
 
 @dataclass(frozen=True, slots=True)
 class Timers:
-    """When the service must feed the machine a timer input (R7.7, D3)."""
+    """When the service must feed the machine a timer input (R7.7, D3, D7, D8). ``join_ms`` is
+    the join timeout's lower bound; the actor holds it while the creator is there (D3)."""
 
     flag_ms: int | None
     grace_ms: int | None
     join_ms: int | None
+    abandon_ms: int | None = None
+    """D8: never from the machine, which does not know who is there; the actor adds it from the
+    match's attendance (``service.presence``)."""
 
 
 def timers(state: MatchState) -> Timers:
     live = state.is_live and state.suspended_ms is None
     return Timers(
-        flag_ms=state.clock.deadline_ms() if live else None,
+        flag_ms=state.deadline_ms() if live else None,
         grace_ms=state.start_deadline_ms if live else None,
         join_ms=state.join_deadline_ms if live and state.status is MatchStatus.WAITING else None,
     )

@@ -148,8 +148,10 @@ class RoundEndedEvent(_Event):
 class MatchEndedEvent(_Event):
     type: Literal["match_ended"]
     winner: SeatName | None
-    """Null when the match was aborted with no result (D3, D5)."""
+    """Null when the match was aborted with no result (D3, D5, D7)."""
     reason: MatchEnd
+    undecided: SeatName | None = None
+    """D7: the seat that made no first decision; present only with ``no_first_decision``."""
 
 
 class SeatTakenEvent(_Event):

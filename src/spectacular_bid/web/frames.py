@@ -28,7 +28,11 @@ from spectacular_bid.service.events import (
     Revealed,
     SeatTaken,
 )
+from spectacular_bid.service.ports import MatchStatus
+from spectacular_bid.service.rated import will_be_rated
+from spectacular_bid.service.ratings import Rating
 from spectacular_bid.service.rematches import RematchState
+from spectacular_bid.service.standings import NO_STANDING, Standing
 from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.web.json_text import compact
 from spectacular_bid.web.view_json import to_json
@@ -119,6 +123,7 @@ class SnapshotCache:
     def __init__(self, match_id: str) -> None:
         self.match_id = match_id
         self._cached: tuple[int, str] | None = None
+        self._ratings: tuple[Standing, tuple[dict[str, object], dict[str, object]]] | None = None
 
     def shared_text(self, state: MatchState) -> str:
         cached = self._cached
@@ -139,6 +144,8 @@ class SnapshotCache:
                 "ready": {"first": Seat.FIRST in state.ready, "second": Seat.SECOND in state.ready},
                 "start_deadline_ms": state.start_deadline_ms,
                 "join_deadline_ms": state.join_deadline_ms,
+                "first_decision_deadline_ms": state.first_decision_deadline_ms(),
+                "join_timeout_ms": waiting_for(state),
                 "deck_commitment": _event_or_none(state.commitment),
                 "deck_reveal": _event_or_none(state.reveal),
             }
@@ -147,18 +154,51 @@ class SnapshotCache:
         self._cached = (state.version, text)
         return text
 
+    def seat_ratings(self, standing: Standing) -> tuple[dict[str, object], dict[str, object]]:
+        """Each seat's ``rating`` and ``rating_change``, encoded once per standing."""
+        cached = self._ratings
+        if cached is not None and cached[0] is standing:
+            return cached[1]
+        changes = standing.changes
+        encoded = tuple(
+            {
+                "rating": _rating_json(standing.ratings[i]),
+                "rating_change": None if changes is None else round(changes[i], 2),
+            }
+            for i in (0, 1)
+        )
+        pair = (encoded[0], encoded[1])
+        self._ratings = (standing, pair)
+        return pair
+
     def snapshot_text(
-        self, state: MatchState, audience: Audience, presence: Presence, now_ms: int
+        self,
+        state: MatchState,
+        audience: Audience,
+        presence: Presence,
+        now_ms: int,
+        standing: Standing = NO_STANDING,
     ) -> str:
-        """The ``match`` object for ``audience`` (issue 3 §5), as JSON text."""
+        """The ``match`` object for ``audience`` (issue 3 §5), as JSON text, with the players'
+        ratings of ``standing`` (``service.standings``)."""
         private = private_view(state.match, viewer_of(state, audience))
+        ratings = self.seat_ratings(standing)
         players = [
-            None if p is None else {"name": p.name, "online": presence.online[i]}
+            None
+            if p is None
+            else {"name": state.seat_name(i), "online": presence.online[i], **ratings[i]}
             for i, p in enumerate(state.seats)
         ]
         clock = state.reading(now_ms)  # an ended match's clocks stand as they were left
+        # Rated: while it is played, if it ends with a result (the policy of service.rated);
+        # once it ended, if its ratings moved.
+        if state.is_live:
+            rated = will_be_rated(state.mode, state.seats, state.settings.clock)
+        else:
+            rated = standing.changes is not None
         fresh = {
             "audience": audience.value,
+            "rated": rated,
             "players": {"first": players[0], "second": players[1]},
             "spectators": presence.spectators,
             "clock": clock_json(clock),
@@ -166,6 +206,18 @@ class SnapshotCache:
         }
         fresh_text = compact(fresh)
         return f"{fresh_text[:-1]},{self.shared_text(state)}}}"
+
+
+def _rating_json(rating: Rating | None) -> object:
+    if rating is None:
+        return None
+    return {"value": round(rating.value, 2), "provisional": rating.is_provisional}
+
+
+def waiting_for(state: MatchState) -> int | None:
+    """D3: while a match waits for its second player, how long it stays open once its creator
+    has left (its page tells the creator)."""
+    return state.settings.join_timeout_ms if state.status is MatchStatus.WAITING else None
 
 
 def _event_or_none(event: MatchEvent | None) -> object:

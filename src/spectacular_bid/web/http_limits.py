@@ -1,5 +1,7 @@
 """HTTP rate limits (issue 10 item 4): new guests per client address; new matches and joins per
-client address and per guest; password checks per address and per account name (issue 11).
+client address and per guest; password checks per address and per account name (issue 11);
+record documents imported or verified, each a whole replay through the engine, per client
+address and per guest.
 
 One guest per request is the cheapest thing to ask for and a row in the database each time, so a
 script from one address could fill the players table (1,000 guests in 2.4 s) and then the lobby.
@@ -114,11 +116,14 @@ class HttpLimits:
         guests = (settings.guests_per_minute, settings.guests_burst, max_keys)
         matches = (settings.matches_per_minute, settings.matches_burst, max_keys)
         joins = (settings.joins_per_minute, settings.joins_burst, max_keys)
+        records = (settings.records_per_minute, settings.records_burst, max_keys)
         self.guests_by_address = KeyedLimit(*guests)
         self.matches_by_address = KeyedLimit(*matches)
         self.matches_by_guest = KeyedLimit(*matches)
         self.joins_by_address = KeyedLimit(*joins)
         self.joins_by_guest = KeyedLimit(*joins)
+        self.records_by_address = KeyedLimit(*records)
+        self.records_by_guest = KeyedLimit(*records)
         self.logins_by_address = KeyedLimit(LOGINS_PER_MINUTE, LOGINS_BURST, max_keys)
         per_name_and_address = LOGINS_PER_MINUTE_PER_NAME_AND_ADDRESS
         self.logins_by_name_and_address = KeyedLimit(
@@ -198,12 +203,24 @@ async def limit_joins(
     admit("joins", service.now_ms(), *buckets)
 
 
+async def limit_records(
+    conn: HTTPConnection, caller: Caller, service: Service, limits: Limits
+) -> None:
+    buckets = [_by_address(conn, limits.records_by_address)]
+    if caller is not None:
+        buckets.append((limits.records_by_guest, caller.id, f"guest {caller.name!r}"))
+    admit("record documents", service.now_ms(), *buckets)
+
+
 GuestLimit = Annotated[None, Depends(limit_guests)]
 """POST /api/session: ``guests_per_minute`` and ``guests_burst`` per client address."""
 MatchLimit = Annotated[None, Depends(limit_matches)]
 """POST /api/matches: ``matches_per_minute`` and ``matches_burst`` per address and per guest."""
 JoinLimit = Annotated[None, Depends(limit_joins)]
 """POST /api/matches/{id}/join: ``joins_per_minute`` and ``joins_burst`` per address and guest."""
+RecordLimit = Annotated[None, Depends(limit_records)]
+"""POST /api/records and POST /api/records/verify, together: ``records_per_minute`` and
+``records_burst`` per address and guest."""
 
 
 def limit_logins(conn: HTTPConnection, service: Service, limits: Limits, name: str) -> None:

@@ -8,9 +8,11 @@ socket its ``update``. The actor never waits for a socket: a socket that falls `
 behind is dropped, and its client reconnects with ``?since=`` and is resent what it missed, or a
 full state.
 
-Presence (who is connected) is kept as counts, updated as sockets come and go, and sent at most
-once per ``presence_delay_ms`` (issue 10 item 3): a crowd of ``n`` spectators arriving costs
-O(n) messages, not one message to every socket per arrival. Beyond ``spectator_crowd``
+Presence (who is connected) is kept as counts, updated as sockets come and go; the match's actor
+is told when a player's first socket opens and its last closes, local or on another process
+(the timers that wait for people, D3 and D8, follow it: ``service/presence.py``). It is sent at
+most once per ``presence_delay_ms`` (issue 10 item 3): a crowd of ``n`` spectators arriving
+costs O(n) messages, not one message to every socket per arrival. Beyond ``spectator_crowd``
 spectators a change in their number alone waits :data:`CROWD_PRESENCE_MS`; a player coming or
 going is always sent after ``presence_delay_ms``.
 """
@@ -233,11 +235,16 @@ class Room:
             self._spectators += delta
         if sub.player is not None:
             player_id = sub.player.id
-            left = self._player_sockets.get(player_id, 0) + delta
+            before = self._player_sockets.get(player_id, 0)
+            left = before + delta
             if left > 0:
                 self._player_sockets[player_id] = left
+                if before == 0:
+                    self.actor.attend(player_id, True)  # D3, D8: a player is there
                 return
             self._player_sockets.pop(player_id, None)
+            if before > 0:
+                self.actor.attend(player_id, False)
             seated = any(p is not None and p.id == player_id for p in self.actor.state.seats)
             if delta < 0 and seated and self._rooms.on_player_left is not None and self.is_open:
                 self._rooms.on_player_left(self, player_id)
@@ -272,7 +279,9 @@ class Room:
 
     def snapshot_text(self, audience: Audience) -> str:
         state = self.actor.state
-        return self.snapshots.snapshot_text(state, audience, self.presence(), self._now())
+        return self.snapshots.snapshot_text(
+            state, audience, self.presence(), self._now(), self.actor.standing
+        )
 
     def state_text(self, audience: Audience) -> str:
         state = self.actor.state
@@ -375,7 +384,7 @@ class Rooms:
         if isinstance(match, MatchActor):
             return self.room(match).state_text(audience)
         snapshot = SnapshotCache(match.id).snapshot_text(
-            match.state, audience, NOBODY, self.now_ms()
+            match.state, audience, NOBODY, self.now_ms(), match.standing
         )
         return state_message(match.version, snapshot, log_text(match.log, audience))
 

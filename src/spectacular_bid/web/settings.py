@@ -1,7 +1,8 @@
 """The server's settings, read from ``SPECBID_*`` environment variables (flags override them).
 
 The match defaults come from :class:`ServiceSettings` and :class:`ClockSettings`, so the rules'
-values (R7.1 bank, R7.2 delay, D3 grace and join timeout, D5 lag threshold) live in one place.
+values (R7.1 bank, R7.2 delay, D3 grace and join timeout, D5 lag threshold, D7 grace, D8 abandon
+timeout) live in one place.
 
 Storage: the embedded SQLite file ``<data_dir>/specbid.sqlite3`` by default, or the database of
 ``database_url``; when neither is set, ``$DATABASE_URL`` (the usual name, unprefixed) is used if
@@ -18,9 +19,16 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.record_document import FIRST_DECISION_GRACE_MS_MAX
 from spectacular_bid.service.residency import IDLE_TTL_MS
 from spectacular_bid.service.sessions import TOKEN_CACHE_MS
-from spectacular_bid.service.settings import LEASE_MS, BotSettings, Capacity, ServiceSettings
+from spectacular_bid.service.settings import (
+    FIRST_DECISION_GRACE_MS,
+    LEASE_MS,
+    BotSettings,
+    Capacity,
+    ServiceSettings,
+)
 from spectacular_bid.web.room import RoomSettings
 
 _SERVICE = ServiceSettings()
@@ -43,7 +51,16 @@ class WebSettings(BaseSettings):
     grace_ms: int = Field(default=_SERVICE.grace_ms, gt=0)
     """D3: a round starts this long after its settlement even if nobody presses Start."""
     join_timeout_ms: int = Field(default=_SERVICE.join_timeout_ms, gt=0)
-    """D3: a match whose second seat stays empty this long is aborted with no result."""
+    """D3: a match whose second seat is still empty this long after its creation and after its
+    creator's last socket on it closed is aborted with no result (never while the creator has it
+    open)."""
+    shared_abandon_ms: int = Field(default=_SERVICE.shared_abandon_ms, gt=0)
+    """D8: a shared-device match nobody has open this long is aborted with no result."""
+    first_decision_grace_ms: int = Field(
+        default=FIRST_DECISION_GRACE_MS, ge=0, le=FIRST_DECISION_GRACE_MS_MAX
+    )
+    """D7: a player who has made no decision of their own yet is not flagged but the match is
+    aborted, unrated, this long after their running decision's delay (or at its R7.7 deadline)."""
     lag_threshold_ms: int = Field(default=_SERVICE.lag_threshold_ms, gt=0)
     """D5: an event-loop stall longer than this while a clock runs aborts the match unrated."""
     resend_limit: int = Field(default=_SERVICE.resend_limit, ge=0)
@@ -109,6 +126,11 @@ class WebSettings(BaseSettings):
     joins_per_minute: float = Field(default=60.0, gt=0)
     """HTTP rate limit: joins per guest and per address per minute..."""
     joins_burst: int = Field(default=30, ge=1)
+    """...and in a burst."""
+    records_per_minute: float = Field(default=10.0, gt=0)
+    """HTTP rate limit: record documents imported or verified (each a whole replay through the
+    engine) per guest and per address per minute..."""
+    records_burst: int = Field(default=10, ge=1)
     """...and in a burst."""
     open_challenges_per_guest: int = Field(default=3, ge=1)
     """At most this many open (lobby) challenges waiting per guest."""
@@ -177,6 +199,8 @@ class WebSettings(BaseSettings):
             clock=ClockSettings(bank_ms=self.bank_ms, delay_ms=self.delay_ms),
             grace_ms=self.grace_ms,
             join_timeout_ms=self.join_timeout_ms,
+            shared_abandon_ms=self.shared_abandon_ms,
+            first_decision_grace_ms=self.first_decision_grace_ms,
             lag_threshold_ms=self.lag_threshold_ms,
             resend_limit=self.resend_limit,
             subscriber_queue=self.subscriber_queue,

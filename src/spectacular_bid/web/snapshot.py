@@ -25,10 +25,23 @@ from spectacular_bid.web.notation import (
 )
 
 
+class SeatRating(WireModel):
+    value: float
+    """The player's Glicko-2 rating on the Glicko scale (a newcomer's is 1500)."""
+    provisional: bool
+    """True while its deviation is above 110: shown as ``1500?``."""
+
+
 class PlayerSlot(WireModel):
     name: str
     online: bool
     """True while a socket of that seat's player is connected (R7.6: the clock runs regardless)."""
+    rating: SeatRating | None
+    """The player's rating when the match read it (as its seats were taken); null for a guest,
+    the computer, and in a shared-device or computer match, which show no ratings."""
+    rating_change: float | None
+    """Once a rated match has ended: the player's rating change, as stored with its end (after
+    less before); null before then and in an unrated match."""
 
 
 class Players(WireModel):
@@ -100,8 +113,15 @@ class RoundResult(WireModel):
 
 
 class MatchResult(WireModel):
-    winner: SeatName | None = Field(description="Null when the match was aborted (D3, D5).")
+    winner: SeatName | None = Field(description="Null when the match was aborted (D3, D5, D7).")
     reason: MatchEnd
+    undecided: SeatName | None = Field(
+        None,
+        description=(
+            "D7: the seat that made no first decision; present only with the reason "
+            "``no_first_decision``."
+        ),
+    )
 
 
 class ClockSnapshot(WireModel):
@@ -127,6 +147,13 @@ class MatchSnapshot(WireModel):
         description="The level (1-5) of the computer in the second seat; null against a person."
     )
     audience: Audience
+    rated: bool = Field(
+        description=(
+            "While the match is played: whether it is rated if it ends by score, time or "
+            "resignation (two accounts online on the rules' time control); once it has "
+            "ended: whether its ratings moved."
+        )
+    )
     players: Players
     spectators: int
     viewer: SeatName | None = Field(description="The seat whose view this is; null otherwise.")
@@ -153,6 +180,20 @@ class MatchSnapshot(WireModel):
     ready: BoolPair = Field(description="Who has pressed Start/Continue (D3).")
     start_deadline_ms: int | None = Field(description="When the round deals anyway (D3 grace).")
     join_deadline_ms: int | None = Field(description="When a match still waiting aborts (D3).")
+    join_timeout_ms: int | None = Field(
+        description=(
+            "D3: while the match waits for its second player, how long it stays open after "
+            "its creator's last socket on it closed (it waits while they have it open); null "
+            "otherwise."
+        )
+    )
+    first_decision_deadline_ms: int | None = Field(
+        description=(
+            "D7: while the seat to act has made no decision of its own, when the match ends "
+            "aborted without a result if that decision has not come (its delay plus the grace, "
+            "or the R7.7 deadline if sooner), in the same server ms as the clock; null otherwise."
+        )
+    )
     deck_commitment: DeckCommitment | None
     """The current round's commitment; null before the first deal."""
     deck_reveal: DeckReveal | None

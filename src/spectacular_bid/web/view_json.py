@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from typing import Any
 
+from spectacular_bid.rules.actions import MatchEnded
 from spectacular_bid.rules.board import Joint, Place
 from spectacular_bid.rules.notation import place_text, tile_text
 from spectacular_bid.rules.seats import BySeat, Seat
@@ -52,6 +53,8 @@ def _encoder_for(kind: type, value: object) -> Encoder:
         return place_text
     if issubclass(kind, Joint):
         return _joint_json
+    if issubclass(kind, MatchEnded):
+        return _result_json
     if issubclass(kind, Enum):
         return _enum_json
     if issubclass(kind, int):
@@ -69,6 +72,14 @@ def _encoder_for(kind: type, value: object) -> Encoder:
 
 def _joint_json(joint: Joint) -> JSON:
     return {"old": place_text(joint.old), "new": place_text(joint.new)}
+
+
+def _result_json(result: MatchEnded) -> JSON:
+    """A match's result: ``undecided`` only when D7 names a seat, as in ``match_ended``."""
+    data: dict[str, JSON] = {"winner": to_json(result.winner), "reason": result.reason.value}
+    if result.undecided is not None:
+        data["undecided"] = str(result.undecided)
+    return data
 
 
 def _enum_json(member: Enum) -> JSON:

@@ -1,6 +1,7 @@
 """``/api/lobby``: open challenges to accept, live matches to watch, the ended ones to replay,
-and the rematches offered to the caller (from the archive, the opponent is on no page of the
-old match and learns of the offer here).
+the rematches offered to the caller (from the archive, the opponent is on no page of the
+old match and learns of the offer here), and the invitations made back to the caller by a
+friend who came after the caller's invitation had expired (D3).
 
 - ``GET /api/lobby``: all of it, with the first page of ended matches;
 - ``GET /api/lobby/finished?limit=10&before=CURSOR``: the next pages, by the cursor of
@@ -84,6 +85,18 @@ class LobbyRematch(WireModel):
     expires_in_ms: int
 
 
+class LobbyInvitation(WireModel):
+    match_id: str
+    """The new invitation, waiting for the caller: ``POST /api/matches/{match_id}/join``."""
+    by: str
+    """The display name of the friend who came after the caller's invitation expired (D3)."""
+    by_profile: str
+    by_rating: PlayerRating | None
+    """The inviting player's rating now; null for a guest."""
+    bank_ms: int
+    delay_ms: int
+
+
 class Lobby(WireModel):
     open_challenges: list[LobbyMatch]
     """Open matches waiting for a second player: ``POST /api/matches/{id}/join``."""
@@ -95,6 +108,9 @@ class Lobby(WireModel):
     none."""
     rematch_offers: list[LobbyRematch]
     """Rematches offered to the caller and standing, newest first (empty for nobody)."""
+    invitations: list[LobbyInvitation]
+    """Invitations made back to the caller by a friend who came after the caller's invitation
+    had expired, still waiting, newest first (D3; empty for nobody)."""
 
 
 def _lines(
@@ -154,8 +170,10 @@ async def read_lobby(
         kinds = (service.open_challenges(), service.live_matches())
     finished = await finished_page(service, FINISHED_PAGE, None)
     offers = service.rematches.offers_to(caller.id) if caller is not None else []
+    invited = service.invitations_to(caller.id) if caller is not None else []
     ids = {s.first_id for kind in kinds for s in kind[:LIST_LIMIT] if s.first_id is not None}
     ids.update(o.by.id for o in offers)
+    ids.update(i.by.id for i in invited if i.by.account)
     found = await service.store.players(sorted(ids)) if ids else {}
     now_ms = service.wall_ms()
     ratings = {
@@ -169,6 +187,17 @@ async def read_lobby(
         finished=finished.matches,
         finished_next=finished.next,
         rematch_offers=_offers(offers, ratings),
+        invitations=[
+            LobbyInvitation(
+                match_id=i.match_id,
+                by=i.by.name,
+                by_profile=profile_path(profile_handle(i.by)),
+                by_rating=ratings.get(i.by.id) if i.by.account else None,
+                bank_ms=i.clock.bank_ms,
+                delay_ms=i.clock.delay_ms,
+            )
+            for i in invited
+        ],
     )
 
 

@@ -1,4 +1,5 @@
-"""``/api/matches``: create a match, take its free seat, and read it as the caller sees it.
+"""``/api/matches``: create a match, take its free seat, answer an expired invitation, and read a
+match as the caller sees it.
 
 The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
 lobby), ``shared`` (both seats on one device, with the hand-over of R7.5), and ``bot`` (the
@@ -15,9 +16,11 @@ from pydantic import BeforeValidator, Field
 
 from spectacular_bid.clock import ClockSettings
 from spectacular_bid.service.computer import LEVELS
+from spectacular_bid.service.guests import NAME_MAX, DisplayNameError
 from spectacular_bid.service.ports import MatchMode
 from spectacular_bid.service.record_document import BANK_MS_MAX, DELAY_MS_MAX
-from spectacular_bid.service.refusals import ErrorCode
+from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.seat_names import checked_names
 from spectacular_bid.service.whereabouts import Elsewhere, locate
 from spectacular_bid.web.appstate import RemoteRoomsDep, RoomsDep, Service
 from spectacular_bid.web.errors import responses
@@ -59,9 +62,34 @@ class _TimeControl(WireModel):
         )
 
 
+class SeatNames(WireModel):
+    """The names of the two people at a shared device: display names (1-24 visible
+    characters), different from each other."""
+
+    first: Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
+    second: Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
+
+
 class MatchRequest(_TimeControl):
     mode: Literal["invite", "open", "shared"]
     """``invite``: an invitation link; ``open``: listed in the lobby; ``shared``: one device."""
+    names: SeatNames | None = None
+    """Shared device only: the names its two players are shown under (the seats, the match
+    header, the hand-over screen, the record, the replay); both seats stay the caller's."""
+
+    def seat_names(self) -> tuple[str, str] | None:
+        """The two names, checked, or a ``bad_message`` refusal saying what is wrong."""
+        if self.names is None:
+            return None
+        if self.mode != "shared":
+            raise Rejection(
+                ErrorCode.BAD_MESSAGE,
+                f"names are typed for a shared-device match only, not an {self.mode!r} one",
+            )
+        try:
+            return checked_names(self.names.first, self.names.second)
+        except DisplayNameError as exc:
+            raise Rejection(ErrorCode.BAD_MESSAGE, f"names: {exc}") from None
 
 
 class BotMatchRequest(_TimeControl):
@@ -90,6 +118,12 @@ class JoinResult(WireModel):
     seat: SeatName
 
 
+class AgainRequest(WireModel):
+    mode: Literal["invite", "open"]
+    """``invite``: a new invitation, listed in the lobby of the expired one's creator; ``open``:
+    an open challenge in the lobby."""
+
+
 def invite_url(match_id: str) -> str:
     return f"/m/{match_id}"
 
@@ -113,7 +147,8 @@ async def create_match(
     _limit: MatchLimit, body: NewMatch, player: CurrentPlayer, service: Service
 ) -> MatchCreated:
     """Create a match with the caller in the first seat, with the server's time control or its
-    own (``bank_ms``, ``delay_ms``). A match whose second seat stays empty past the join timeout
+    own (``bank_ms``, ``delay_ms``); on a shared device, both seats, under the ``names`` typed
+    for its two players when given. A match whose second seat stays empty past the join timeout
     is aborted with no result (D3).
 
     Refused with 429 past ``matches_burst`` / ``matches_per_minute`` per guest or per client
@@ -121,7 +156,8 @@ async def create_match(
     waiting; with 503 near the server's capacity."""
     clock = body.clock(service.settings.clock)
     level = body.level if isinstance(body, BotMatchRequest) else None
-    actor = await service.create_match(player, MatchMode(body.mode), clock, level)
+    names = body.seat_names() if isinstance(body, MatchRequest) else None
+    actor = await service.create_match(player, MatchMode(body.mode), clock, level, names)
     return MatchCreated(
         id=actor.id,
         mode=actor.state.mode,
@@ -161,6 +197,40 @@ async def join_match(
     else:
         seat = await service.join(match_id, player)
     return JoinResult(seat=seat_name(seat))
+
+
+@router.post(
+    "/{match_id}/again",
+    status_code=status.HTTP_201_CREATED,
+    response_model=MatchCreated,
+    responses=responses(
+        ErrorCode.UNAUTHORIZED,
+        ErrorCode.BAD_MESSAGE,
+        ErrorCode.NOT_FOUND,
+        ErrorCode.WRONG_PHASE,
+        ErrorCode.RATE_LIMITED,
+        ErrorCode.SERVER_BUSY,
+    ),
+)
+async def answer_expired(
+    _limit: MatchLimit, match_id: str, body: AgainRequest, player: CurrentPlayer, service: Service
+) -> MatchCreated:
+    """For the friend who came to an invitation (or an open challenge) after it expired, its
+    second seat empty (D3): a new match of the caller's on the same time control — an
+    invitation back to the expired one's creator, which their lobby lists
+    (``invitations``), or an open challenge. The answer is the new match, as ``POST
+    /api/matches`` gives it; its ``invite_url`` is the link to send.
+
+    ``409 wrong_phase`` for a match that is not such an expired invitation, or for its creator;
+    the limits of creating a match apply (429, 503)."""
+    actor = await service.again(match_id, player, MatchMode(body.mode))
+    return MatchCreated(
+        id=actor.id,
+        mode=actor.state.mode,
+        seat="first",
+        invite_url=invite_url(actor.id),
+        ws_url=ws_url(actor.id),
+    )
 
 
 @router.get(

@@ -66,6 +66,9 @@ class RatingPoint(WireModel):
     value: float
     """The rating after the match."""
     deviation: float
+    before: float
+    """The rating the match started from: a chart of one match still draws a line, from this
+    to ``value``."""
 
 
 class PlayerProfile(WireModel):
@@ -109,6 +112,7 @@ async def read_player(name: Handle, service: Service) -> PlayerProfile:
                 at_ms=c.at_ms,
                 value=round(c.after.value, 2),
                 deviation=round(c.after.deviation, 2),
+                before=round(c.before.value, 2),
             )
             for c in profile.history
         ],

@@ -4,7 +4,10 @@
 - ``GET /api/matches/{id}/record``: the versioned record document of an ended match — never of
   a live one (D4: it holds every hand and deck);
 - ``POST /api/records``: a record document, verified through the engine and stored, so that it
-  can be read and replayed here too.
+  can be read and replayed here too;
+- ``POST /api/records/verify``: a record document checked exactly as ``specbid replay --verify``
+  checks it (:func:`~spectacular_bid.service.replay.verify`), and nothing stored: the replay
+  viewer's "Verify" button, for a match's own record or a file the person chooses.
 """
 
 from __future__ import annotations
@@ -18,13 +21,20 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request, Response, status
 
 from spectacular_bid.service.computer import level_of
-from spectacular_bid.service.discrepancy import RecordMismatchError
+from spectacular_bid.service.discrepancy import Discrepancy, RecordMismatchError
 from spectacular_bid.service.listings import EndedMatch
 from spectacular_bid.service.ports import MatchMode, MatchStatus, StorageError
-from spectacular_bid.service.record_document import WALL_MS_MAX, RecordFormatError
+from spectacular_bid.service.record_document import (
+    WALL_MS_MAX,
+    MatchDocument,
+    RecordFormatError,
+    parse_document,
+)
 from spectacular_bid.service.refusals import ErrorCode, Rejection
+from spectacular_bid.service.replay import Verified, verify
 from spectacular_bid.web.appstate import Service
 from spectacular_bid.web.errors import responses
+from spectacular_bid.web.http_limits import RecordLimit
 from spectacular_bid.web.identity import CurrentPlayer
 from spectacular_bid.web.json_body import StrictJsonRoute, strict_json
 from spectacular_bid.web.notation import SeatName, WireModel
@@ -61,6 +71,10 @@ class EndedMatchLine(WireModel):
     record_url: str
     bot_level: int | None = None
     """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    first_rating_change: float | None = None
+    """A rated match's change to the first seat's rating, as stored with its end (after less
+    before); null for an unrated match."""
+    second_rating_change: float | None = None
 
 
 class EndedMatchPage(WireModel):
@@ -79,6 +93,38 @@ class ImportedRecord(WireModel):
     versions: int
     rounds: int
     record_url: str
+
+
+class RecordDiscrepancy(WireModel):
+    """The first place a record differs from its replay through the engine."""
+
+    where: str
+    """``version 12``, ``round 2`` or ``match``."""
+    version: int | None
+    """The version it is in; null when it is in a round or the header."""
+    field: str
+    """The field that differs: ``events``, ``clock``, ``commitment``, ``winner``…"""
+    expected: str
+    """What the engine gives there, as ``specbid replay --verify`` prints it."""
+    found: str
+    """What the record says."""
+    message: str
+    """The whole line ``specbid replay --verify`` prints after ``FAILED {id}:``."""
+
+
+class RecordCheck(WireModel):
+    verified: bool
+    """True when every event, balance, command, time, clock reading, deck commitment and the
+    result are what the engine gives."""
+    match_id: str
+    """The id the document gives its match."""
+    versions: int | None
+    """The versions re-run; null unless verified."""
+    rounds: int | None
+    winner: SeatName | None
+    reason: str | None
+    discrepancy: RecordDiscrepancy | None
+    """The first difference; null when verified."""
 
 
 def record_url(match_id: str) -> str:
@@ -154,11 +200,17 @@ def ended_page(found: list[EndedMatch], limit: int) -> EndedMatchPage:
                 ended_at_ms=m.ended_at_ms,
                 record_url=record_url(m.id),
                 bot_level=m.bot_level,
+                first_rating_change=_rounded(m.first_change),
+                second_rating_change=_rounded(m.second_change),
             )
             for m in page
         ],
         next=cursor_text(page[-1].cursor) if len(found) > limit else None,
     )
+
+
+def _rounded(change: float | None) -> float | None:
+    return None if change is None else round(change, 2)
 
 
 @router.get(
@@ -199,27 +251,19 @@ async def read_replay(match_id: str, service: Service) -> Response:
         ErrorCode.UNAUTHORIZED,
         ErrorCode.BAD_MESSAGE,
         ErrorCode.TOO_LARGE,
+        ErrorCode.RATE_LIMITED,
         ErrorCode.STORAGE_FAILED,
     ),
 )
 async def import_record(
-    request: Request, _player: CurrentPlayer, service: Service
+    request: Request, _limit: RecordLimit, _player: CurrentPlayer, service: Service
 ) -> ImportedRecord:
     """Import a record document: it is re-run through the engine first (as ``specbid replay
     --verify`` does: every event, balance, command, time and clock reading) and refused with
     ``422 bad_message`` naming the first discrepancy, as is a field the format does not have, a
     number no record holds, settings this server does not allow or wall times that disagree.
     The match gets a fresh id here; the record's own is kept as ``imported_id``."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > RECORD_MAX_BYTES:
-        raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > RECORD_MAX_BYTES:
-            raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
-    # A refusal (not UTF-8, not JSON, a key twice, a lone surrogate) is a 422 bad_message.
-    data = await asyncio.to_thread(strict_json, bytes(body))
+    data = await _record_body(request)
     try:
         match_id, verified = await service.import_record(data)
     except RecordFormatError as exc:
@@ -235,3 +279,89 @@ async def import_record(
         rounds=verified.rounds,
         record_url=record_url(match_id),
     )
+
+
+_RECORD_BODY: Final = {
+    "requestBody": {
+        "required": True,
+        "description": "A match record document (``GET /api/matches/{id}/record``), as JSON.",
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+}
+"""The body is read raw (to bound its size as it arrives), so it is documented here."""
+
+
+@router.post(
+    "/api/records/verify",
+    response_model=RecordCheck,
+    responses=responses(ErrorCode.BAD_MESSAGE, ErrorCode.TOO_LARGE, ErrorCode.RATE_LIMITED),
+    openapi_extra=_RECORD_BODY,
+)
+async def verify_record(request: Request, _limit: RecordLimit) -> RecordCheck:
+    """Check a record document as ``specbid replay --verify`` does — re-run through the match
+    machine, every event, balance, command, time, clock reading, deck commitment and the result
+    compared — and store nothing: ``verified`` with what was checked, or the first discrepancy
+    (its version, field, what the engine expected and what the record holds). A document that
+    is no match record of a known format is ``422 bad_message``, as the command line's error."""
+    data = await _record_body(request)
+    try:
+        document = parse_document(data)
+    except RecordFormatError as exc:
+        raise Rejection(ErrorCode.BAD_MESSAGE, f"not a match record: {exc}") from None
+    # Off the event loop: re-running a long match takes a while, and the loop times clocks.
+    outcome = await asyncio.to_thread(_verified, document)
+    if isinstance(outcome, Verified):
+        return RecordCheck(
+            verified=True,
+            match_id=document.id,
+            versions=outcome.versions,
+            rounds=outcome.rounds,
+            winner=_SEAT_NAMES.get(outcome.winner or ""),
+            reason=outcome.reason,
+            discrepancy=None,
+        )
+    return RecordCheck(
+        verified=False,
+        match_id=document.id,
+        versions=None,
+        rounds=None,
+        winner=None,
+        reason=None,
+        discrepancy=RecordDiscrepancy(
+            where=outcome.where,
+            version=_version_in(outcome.where),
+            field=outcome.field,
+            expected=outcome.expected_text,
+            found=outcome.found_text,
+            message=str(outcome),
+        ),
+    )
+
+
+def _verified(document: MatchDocument) -> Verified | Discrepancy:
+    try:
+        return verify(document)
+    except RecordMismatchError as exc:
+        return exc.discrepancy
+
+
+_VERSION_PLACE: Final = re.compile(r"version ([0-9]+)")
+
+
+def _version_in(where: str) -> int | None:
+    found = _VERSION_PLACE.fullmatch(where)
+    return int(found[1]) if found else None
+
+
+async def _record_body(request: Request) -> object:
+    """The request's body as JSON, at most :data:`RECORD_MAX_BYTES` (``413 too_large``); a
+    refusal (not UTF-8, not JSON, a key twice, a lone surrogate) is a ``422 bad_message``."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > RECORD_MAX_BYTES:
+        raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > RECORD_MAX_BYTES:
+            raise Rejection(ErrorCode.TOO_LARGE, f"a record has at most {RECORD_MAX_BYTES} bytes")
+    return await asyncio.to_thread(strict_json, bytes(body))
