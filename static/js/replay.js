@@ -149,7 +149,6 @@ class ReplayViewer {
         h("div", { class: "match-meta" },
           // A narrow screen keeps the moves and the chat in a drawer this opens.
           h("button", { type: "button", class: "btn btn-ghost btn-small side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "replay-side" }, t("replay.moves")),
-          this.record.controls,
           h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
       this.record.result,
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
@@ -175,7 +174,10 @@ class ReplayViewer {
           h("ol", { id: "replay-moves", class: "replay-moves" }),
           h("section", { id: "replay-chat", class: "replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
             h("h2", { class: "card-title", id: "replay-chat-title" }, t("chat.title_after")),
-            h("ol", { class: "chat-lines", id: "replay-chat-lines" })))),
+            h("ol", { class: "chat-lines", id: "replay-chat-lines" })),
+          // Under the moves (in the drawer on a narrow screen): the bar above the table has no
+          // room for them on a phone.
+          this.record.controls)),
     );
     const svg = this.root.querySelector(".board-wrap svg");
     svg.setAttribute("id", "board");

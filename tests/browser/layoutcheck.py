@@ -343,17 +343,19 @@ def check(
     """The failures of the page now, each prefixed with ``case``; a screenshot of the screen is
     saved as ``layout/<case>.jpg`` either way (a JPEG: a PNG of a large screen takes
     longer to encode than the measuring). With ``least_tile_px``, a board whose tiles are drawn
-    narrower than that fails too."""
+    narrower than that (or than a sixth of the table's height, if less) fails too."""
     found = measure(page, required)
     FOLDER.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(screenshot_path(case)), type="jpeg", quality=70)
     failures = list(found["failures"])
     unit = found["board"]["unit"]
-    if least_tile_px and unit is not None and unit < least_tile_px:
-        table = found["board"]["table"]
+    table = found["board"]["table"]
+    # As wide as asked, or a sixth of the table's height when the table is too low for that.
+    least = min(least_tile_px, table["h"] / 6) if table else 0
+    if least_tile_px and unit is not None and unit < least - 0.5:
         failures.append(
             f"board: tiles {unit:.0f} px wide in a {table['w']:.0f}×{table['h']:.0f} px table "
-            f"(at least {least_tile_px:.0f} px)"
+            f"(at least {least:.0f} px)"
         )
     return [f"at {case}: {failure}" for failure in failures]
 
