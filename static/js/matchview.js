@@ -856,7 +856,11 @@ class MatchView {
       }
       hint.textContent = text;
       hint.dataset.kind = "standing";
+    } else if (hint.dataset.lang !== document.documentElement.lang) {
+      // A tile chosen before the language changed: its answer in the new language.
+      this.hint(t("hand.hint_choose_place", { tile: tileLabel(this.selected) }));
     }
+    hint.dataset.lang = document.documentElement.lang;
   }
 
   renderHandover(match) {

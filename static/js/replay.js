@@ -149,7 +149,7 @@ class ReplayViewer {
         h("div", { class: "match-meta" },
           // A narrow screen keeps the moves and the chat in a drawer this opens.
           h("button", { type: "button", class: "btn btn-ghost btn-small side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "replay-side" }, t("replay.moves")),
-          h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+          h("a", { class: "btn btn-ghost btn-small back-link", href: "/" }, t("match.back_to_lobby")))),
       this.record.result,
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
@@ -170,7 +170,7 @@ class ReplayViewer {
           this.seatBox("first")),
         h("aside", { id: "replay-side", class: "replay-side card" },
           h("button", { type: "button", class: "btn btn-ghost btn-icon side-close", "data-action": "side-close", "aria-label": t("drawer.close"), title: t("drawer.close") }, "✕"),
-          h("h2", { class: "card-title" }, t("replay.moves")),
+          h("h2", { class: "card-title replay-moves-title" }, t("replay.moves")),
           h("ol", { id: "replay-moves", class: "replay-moves" }),
           h("section", { id: "replay-chat", class: "replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
             h("h2", { class: "card-title", id: "replay-chat-title" }, t("chat.title_after")),
@@ -336,7 +336,19 @@ class ReplayViewer {
 
   // -- drawing ---------------------------------------------------------------------------------
 
+  /** The bar's and the drawer's words, in the language of the moment. */
+  renderLabels() {
+    const root = this.root;
+    root.querySelector("[data-action=side]").textContent = t("replay.moves");
+    root.querySelector(".replay-moves-title").textContent = t("replay.moves");
+    root.querySelector(".back-link").textContent = t("match.back_to_lobby");
+    const close = root.querySelector("[data-action=side-close]");
+    close.setAttribute("aria-label", t("drawer.close"));
+    close.title = t("drawer.close");
+  }
+
   render() {
+    this.renderLabels();
     const frame = this.frames[this.index];
     const view = { ...frame.view, mode: frame.view.mode || this.header.mode, bot_level: this.header.bot_level, players: frame.view.players || this.header.players };
     const root = this.root;
