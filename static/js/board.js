@@ -4,13 +4,18 @@
 
 import { s, clear, tileLabel } from "./dom.js";
 import { t } from "./i18n.js";
-import { layoutBoard, markerPoint, parsePlace, parseTile, place, placeValue } from "./layout.js";
+import { layoutBoard, markerPoint, parsePlace, parseTile, placeValue } from "./layout.js";
 import { tileShape } from "./tiles.js";
 
 const PAD = 0.8;
-const MIN_W = 10;
-const MIN_H = 7;
+const MIN_W = 6;
+const MIN_H = 4;
 const FIT_HALF = 1.5;
+const SMALL_TABLE_PX = 560;
+/** A tile's width on the table, in CSS px: never under `least` while the table can hold the
+ * board (a line turns first), never over `most` (an early board is drawn large, not lost in the
+ * middle of the felt). A phone's table is small: its tiles are too. */
+export const TILE_PX = { least: [18, 26], most: [32, 46] };
 
 export function placeText(placeName) {
   const { tile, side } = parsePlace(placeName);
@@ -21,14 +26,15 @@ export function placeText(placeName) {
   });
 }
 
-/** Bounds for the layout from the board's width in CSS pixels. */
-export function boundsFor(widthPx) {
-  // Rows as long as the width allows while a tile stays at least ~2 × 19 px on a phone
-  // (2 × 30 px on a wide screen): longer rows mean fewer turns.
+/** Bounds for the layout (how far lines run before they turn) from the table's size in CSS
+ * pixels: as many tile widths as fit at the least tile size, less a margin for the badges. */
+export function boundsFor(widthPx, heightPx) {
   const w = widthPx || 800;
-  const unitPx = w < 560 ? 19 : 30;
-  const bx = Math.max(5, Math.min(12, Math.floor((w / unitPx - 2 * PAD) / 2 - 1)));
-  return { bx, by: 5, branch: 4 };
+  const h = heightPx || w / 2.4;
+  const unitPx = TILE_PX.least[w < SMALL_TABLE_PX ? 0 : 1];
+  const bx = Math.max(5, Math.min(14, Math.floor(w / unitPx / 2 - PAD)));
+  const by = Math.max(4, Math.min(9, Math.floor(h / unitPx / 2 - PAD)));
+  return { bx, by };
 }
 
 function scoringMarkers(board, ports) {
@@ -74,14 +80,15 @@ function extend(box, r) {
  * Draw `board` into `svg`.
  * options: {bounds, selected: tile or null, places: [place], onPlace(place), emptyText,
  *           markCounted: outline the tiles whose ends are counted (the rules' pictures),
- *           fit: a view box only as large as the tiles, not a live table's}
+ *           fit: a view box only as large as the tiles, not a live table's,
+ *           viewPx: {w, h}, the size the board is shown at (else the svg's own)}
  * Returns the target elements in order (to focus the first one).
  */
 export function renderBoard(svg, board, options = {}) {
-  const { bounds = boundsFor(800), selected = null, places = [], onPlace = null, emptyText = "", markCounted = false, fit = false } = options;
+  const { bounds = boundsFor(800), selected = null, places = [], onPlace = null, emptyText = "", markCounted = false, fit = false, viewPx = null } = options;
   const counted = new Set(markCounted && board ? (board.scoring_ends || []).map((e) => e[0]) : []);
   clear(svg);
-  const { items, ports, rects } = layoutBoard(board, bounds);
+  const { items, ports, rects, place } = layoutBoard(board, bounds);
   const box = { x0: -1, y0: -1, x1: 1, y1: 1 };
   rects.forEach((r) => extend(box, r));
 
@@ -118,7 +125,7 @@ export function renderBoard(svg, board, options = {}) {
     const isDouble = parseTile(selected).isDouble;
     for (const name of places) {
       const port = ports.get(name);
-      if (port) spots.set(name, place(port, isDouble, rects));
+      if (port) spots.set(name, place(name, isDouble));
     }
   }
 
@@ -179,28 +186,43 @@ export function renderBoard(svg, board, options = {}) {
 
   if (!items.length && emptyText) {
     tilesLayer.append(s("text", { class: "board-empty", x: 0, y: 0, "text-anchor": "middle", "dominant-baseline": "middle" }, emptyText));
-    box.x0 = Math.min(box.x0, -4);
-    box.x1 = Math.max(box.x1, 4);
+    box.x0 = Math.min(box.x0, -7);
+    box.x1 = Math.max(box.x1, 7);
   }
 
-  // At least the rows' width and a few tile lengths tall, so the tiles keep one size while the
-  // board fills up; centred on what is laid, not on the opening tile, so that a board grown one
-  // way does not leave half the table empty (issue 12 item 6). A picture (`fit`) is only as
-  // large as what it shows.
-  const halfW = fit ? FIT_HALF : Math.max(bounds.bx + 1, MIN_W / 2);
-  const halfH = fit ? FIT_HALF : MIN_H / 2;
+  // A picture (`fit`) is only as large as what it shows. The table fills its box: what is laid
+  // is centred and drawn as large as the box allows, up to TILE_PX.most a tile, so an early
+  // board is not a few small tiles in the middle of the felt; a board that outgrows the box at
+  // that size is drawn smaller, whole.
   const cx = (box.x0 + box.x1) / 2;
   const cy = (box.y0 + box.y1) / 2;
-  extend(box, { x0: cx - halfW, y0: cy - halfH, x1: cx + halfW, y1: cy + halfH });
-  const w = box.x1 - box.x0 + 2 * PAD;
-  const hgt = box.y1 - box.y0 + 2 * PAD;
-  const x = box.x0 - PAD;
-  const y = box.y0 - PAD;
+  let w = Math.max(box.x1 - box.x0, fit ? 2 * FIT_HALF : MIN_W) + 2 * PAD;
+  // An empty table shows its line of text as large as a tile's face would be.
+  const least = fit ? 2 * FIT_HALF : items.length ? MIN_H : 2;
+  let hgt = Math.max(box.y1 - box.y0, least) + 2 * PAD;
+  const shown = fit ? null : viewSize(svg, viewPx);
+  if (shown) {
+    const most = TILE_PX.most[shown.w < SMALL_TABLE_PX ? 0 : 1];
+    const unit = Math.min(shown.w / w, shown.h / hgt, most);
+    w = shown.w / unit;
+    hgt = shown.h / unit;
+  }
+  const x = cx - w / 2;
+  const y = cy - hgt / 2;
   svg.setAttribute("viewBox", `${x.toFixed(2)} ${y.toFixed(2)} ${w.toFixed(2)} ${hgt.toFixed(2)}`);
   svg.style.setProperty("--board-aspect", `${w} / ${hgt}`);
+  svg.dataset.bounds = `${bounds.bx}x${bounds.by}`;
   svg.append(tilesLayer, markerLayer, targetLayer);
   growTargets(svg, targets);
   return targets;
+}
+
+/** The size the svg is shown at, in CSS px (null when it is not laid out). */
+function viewSize(svg, viewPx) {
+  if (viewPx && viewPx.w > 0 && viewPx.h > 0) return viewPx;
+  const w = svg.clientWidth;
+  const h = svg.clientHeight;
+  return w > 0 && h > 0 ? { w, h } : null;
 }
 
 const MIN_TARGET_PX = 44;

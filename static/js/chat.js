@@ -61,13 +61,15 @@ export function renderChatLines(list, lines, { muted = new Set(), onMute = null,
 export class ChatPanel {
   /**
    * @param {HTMLElement} root the panel's element (built here)
-   * @param {{send: (line) => string|null, me: () => {name: string}|null}} opts — send returns the
-   *   message id, or null when the socket is not open; me is who reads (no mute for one's lines)
+   * @param {{send: (line) => string|null, me: () => {name: string}|null, onNew?: (n) => void}} opts —
+   *   send returns the message id, or null when the socket is not open; me is who reads (no mute
+   *   for one's lines); onNew hears how many lines of others arrived (a closed drawer counts them)
    */
-  constructor(root, { send, me }) {
+  constructor(root, { send, me, onNew = () => {} }) {
     this.root = root;
     this.send = send;
     this.me = me;
+    this.onNew = onNew;
     this.lines = new Map(); // by number
     this.waiting = new Set(); // ids of our lines not yet answered
     this.muted = loadMuted();
@@ -139,8 +141,13 @@ export class ChatPanel {
   }
 
   add(lines) {
-    for (const line of lines) this.lines.set(line.n, line);
+    let fresh = 0;
+    for (const line of lines) {
+      if (!this.lines.has(line.n) && !this.muted.has(line.by) && !this.isMine(line)) fresh += 1;
+      this.lines.set(line.n, line);
+    }
     this.render();
+    if (fresh) this.onNew(fresh);
   }
 
   /** One's own line, by the name and the seat it was said from (names need not be unique). */

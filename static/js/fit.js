@@ -1,28 +1,44 @@
-// The board on a phone takes the height the rest of the table leaves it (issue 12 item 2): one's
-// seat and hand are pinned to the bottom of the screen (the dock), and the board fills the space
-// between what is above it and the dock, so nothing of the table needs scrolling during play.
-// Layout only: the page measures itself; nothing here knows a rule.
+// The table's size for the board: how far its lines run before they turn (the layout's bounds)
+// comes from the size of the felt, and stays put for a whole round. The page around the board
+// changes during a round — a card above it, a second row of tiles in the hand, a notice — and
+// the board is then drawn larger or smaller, but never laid out anew: a tile once laid keeps its
+// place. A new round, or a new size of the window, lays it out for the table it has then.
+// Layout only: nothing here knows a rule.
 
-const PHONE = "(max-width: 560px)";
-const LEAST_PX = 140;
-const MARGIN_PX = 6;
+import { boundsFor } from "./board.js";
 
-export function fitBoard(root) {
-  const wrap = root.querySelector(".board-wrap");
-  if (!wrap) return;
-  const dock = root.querySelector(".dock");
-  if (!window.matchMedia(PHONE).matches) {
-    wrap.style.removeProperty("height");
-    root.style.removeProperty("--dock-h");
-    return;
+const MARGIN = 0.85;
+
+/** The height the felt has with no card above it: the cards (the auction, the settlement, the
+ * result) come and go within a round. */
+function tableHeight(wrap) {
+  let height = wrap.clientHeight;
+  const arena = wrap.parentElement;
+  if (!arena) return height;
+  const gap = parseFloat(getComputedStyle(arena).rowGap) || 0;
+  for (const card of arena.querySelectorAll(":scope > .card")) {
+    if (card.offsetHeight) height += card.offsetHeight + gap;
   }
-  // The between-rounds "Continue" sticks just above the dock, however long the settlement is.
-  root.style.setProperty("--dock-h", `${dock ? dock.offsetHeight : 0}px`);
-  const info = root.querySelector(".board-info");
-  const box = wrap.getBoundingClientRect();
-  const top = box.top + window.scrollY;
-  const under = info && info.offsetHeight ? info.getBoundingClientRect().bottom - box.bottom : 0;
-  const below = under + (dock ? dock.offsetHeight : 0);
-  const height = Math.max(LEAST_PX, Math.floor(window.innerHeight - top - below - MARGIN_PX));
-  if (wrap.style.height !== `${height}px`) wrap.style.height = `${height}px`;
+  return height;
+}
+
+export class TableBounds {
+  constructor() {
+    this.key = null;
+    this.bounds = boundsFor(800);
+  }
+
+  /** The bounds for the board in `wrap` during the round `round`. */
+  of(wrap, round) {
+    if (!wrap || !wrap.clientWidth) return this.bounds;
+    const key = `${round}|${window.innerWidth}x${window.innerHeight}`;
+    if (key !== this.key) {
+      this.key = key;
+      // Less a margin: what stands around the felt grows within a round (a longer hint, a
+      // notice, the hand's second row), and a board laid out for a larger table than it keeps
+      // is drawn under the least tile size.
+      this.bounds = boundsFor(wrap.clientWidth, MARGIN * tableHeight(wrap));
+    }
+    return this.bounds;
+  }
 }

@@ -12,10 +12,11 @@ function seatPanel(position) {
       { class: "seat-head" },
       h("span", { class: "avatar", "aria-hidden": "true" }),
       h("div", { class: "seat-who" },
-        h("h2", { class: "seat-name" }),
-        h("span", { class: "seat-tags" })),
+        h("h2", { class: "seat-name" })),
       h("span", { class: "presence" }),
     ),
+    // The badges have a line of their own: beside the name they squeezed it to a letter.
+    h("div", { class: "seat-tags" }),
     h(
       "div",
       { class: "seat-body" },
@@ -45,11 +46,14 @@ export function buildMatchDom() {
         h("span", { id: "spectators", class: "spectators" }),
         h("button", { type: "button", class: "btn btn-ghost btn-small btn-icon", "data-action": "sound", "aria-pressed": "false" }),
         h("button", { type: "button", class: "btn btn-ghost btn-small btn-icon", "data-action": "notify", "aria-pressed": "false" }),
+        // A narrow screen keeps the chat and the moves in a drawer this opens.
+        h("button", { type: "button", class: "btn btn-ghost btn-small btn-icon side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "side-panel" },
+          h("span", { class: "side-toggle-icon" }), h("span", { class: "side-unread", hidden: true })),
         h("button", { type: "button", class: "btn btn-ghost btn-small", "data-action": "resign", hidden: true }),
       ),
     ),
-    h("div", { id: "confirm-box", class: "card confirm-box", role: "alertdialog", "aria-modal": "false", "aria-labelledby": "confirm-question", hidden: true }),
     h("div", { class: "notices" },
+      h("div", { id: "confirm-box", class: "card confirm-box", role: "alertdialog", "aria-modal": "false", "aria-labelledby": "confirm-question", hidden: true }),
       h("p", { id: "opponent-status", class: "notice notice-warn", hidden: true, role: "status" }),
       h("p", { id: "first-decision", class: "notice notice-warn", "data-countdown": "first", hidden: true }),
       h("div", { id: "join-panel", class: "card join-card", hidden: true }),
@@ -94,10 +98,14 @@ export function buildMatchDom() {
       h("div", { id: "hand", class: "hand", role: "group", "aria-labelledby": "hand-title" }),
       h("p", { class: "hand-hint" }),
     )),
-    h("section", { id: "chat", class: "card chat-card", "aria-labelledby": "chat-title" }),
-    h("details", { class: "move-log" },
-      h("summary", {}),
-      h("ol", { id: "move-log-list" })),
+    // Beside the table on a wide screen, a drawer on a narrow one: the chat never pushes the
+    // hand or a clock off the screen.
+    h("aside", { id: "side-panel", class: "side-panel" },
+      h("button", { type: "button", class: "btn btn-ghost btn-icon side-close", "data-action": "side-close" }),
+      h("details", { class: "move-log" },
+        h("summary", {}),
+        h("ol", { id: "move-log-list" })),
+      h("section", { id: "chat", class: "card chat-card", "aria-labelledby": "chat-title" })),
     h(
       "div",
       { id: "handover", class: "handover", hidden: true, role: "dialog", "aria-modal": "true", "aria-labelledby": "handover-title" },

@@ -13,7 +13,7 @@ import { navigate } from "./router.js";
 import { MatchSocket } from "./socket.js";
 import { MatchStore } from "./store.js";
 import { buildMatchDom } from "./matchdom.js";
-import { renderBoard, boundsFor } from "./board.js";
+import { renderBoard } from "./board.js";
 import { renderSeat } from "./seats.js";
 import { renderHand, handKeys } from "./hand.js";
 import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, renderLate, paintCountdowns } from "./panels.js";
@@ -25,7 +25,7 @@ import { eventText, seatName } from "./narrate.js";
 import { computerSeatName } from "./computer.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
-import { fitBoard } from "./fit.js";
+import { TableBounds } from "./fit.js";
 import { Cues } from "./sound.js";
 import { isTouchOnly } from "./pointer.js";
 import { MoveList } from "./movelist.js";
@@ -57,6 +57,8 @@ class MatchView {
     this.cleanups = [];
     this.moves = null; // the move log: every narrated event, numbered by decisions
     this.boundsKey = "";
+    this.tableBounds = new TableBounds();
+    this.unread = 0; // chat lines said while the drawer holding the chat was closed
     this.cues = new Cues();
     this.lowCued = null; // the decision whose low-time cue has sounded
     this.arrived = null; // the name of the friend who came to this invitation (D3)
@@ -91,6 +93,7 @@ class MatchView {
     this.chat = new ChatPanel(this.dom.querySelector("#chat"), {
       send: (line) => (this.socket && this.socket.isOpen() ? this.socket.send(line) : null),
       me: () => this.me,
+      onNew: (n) => this.noteUnread(n),
     });
     this.cleanups.push(() => this.confirmation.close());
     this.cleanups.push(() => this.rematch.destroy());
@@ -112,16 +115,6 @@ class MatchView {
     });
     observer.observe(wrap);
     this.cleanups.push(() => observer.disconnect());
-    // On a phone the board takes what the table above it and the pinned dock leave it.
-    const fit = () => fitBoard(this.dom);
-    const docked = new ResizeObserver(fit);
-    docked.observe(this.dom.querySelector(".dock"));
-    docked.observe(this.dom.querySelector(".match-bar"));
-    window.addEventListener("resize", fit);
-    this.cleanups.push(() => {
-      docked.disconnect();
-      window.removeEventListener("resize", fit);
-    });
   }
 
   /** The rematch box of an ended match; its state is read once, for an offer made before this
@@ -252,6 +245,8 @@ class MatchView {
       if (!on && typeof Notification !== "undefined" && Notification.permission === "denied") toast(t("cues.notify_denied"), "error");
       this.renderCues();
     });
+    dom.querySelector("[data-action=side]").addEventListener("click", () => this.openSide(dom.dataset.side !== "open"));
+    dom.querySelector("[data-action=side-close]").addEventListener("click", () => this.openSide(false));
     dom.querySelector("[data-action=draw]").addEventListener("click", () => this.draw());
     dom.querySelector("[data-action=reveal]").addEventListener("click", () => this.send({ type: "reveal" }));
     const auto = dom.querySelector("#auto-draw");
@@ -283,6 +278,10 @@ class MatchView {
         event.preventDefault();
         this.draw();
       }
+      return;
+    }
+    if (event.key === "Escape" && this.dom.dataset.side === "open") {
+      this.openSide(false);
       return;
     }
     if (event.key === "Escape" && this.selected) {
@@ -418,9 +417,13 @@ class MatchView {
     }
   }
 
+  /** An answer to what the player just did (a tile chosen, a tile that cannot go): shown on
+   * every screen, unlike the standing hint, which a phone leaves to the turn banner. */
   hint(text) {
     const el = this.dom && this.dom.querySelector(".hand-hint");
-    if (el) el.textContent = text;
+    if (!el) return;
+    el.textContent = text;
+    el.dataset.kind = "answer";
   }
 
   // -- store changes ----------------------------------------------------------------------------
@@ -441,6 +444,45 @@ class MatchView {
     }
     if (focusInside) this.restoreFocus();
     this.maybeAutoDraw();
+  }
+
+  /** The drawer of the chat and the moves on a narrow screen (on a wide one they are beside
+   * the table, and the toggle is not shown). */
+  openSide(open) {
+    if (!this.dom) return;
+    if (open) this.dom.dataset.side = "open";
+    else delete this.dom.dataset.side;
+    if (open) this.unread = 0;
+    this.renderSide();
+    const focus = open ? this.dom.querySelector("#chat-input:not([hidden])") || this.dom.querySelector("[data-action=side-close]")
+      : this.dom.querySelector("[data-action=side]");
+    if (focus && focus.offsetParent) focus.focus({ preventScroll: true });
+  }
+
+  /** Chat lines that arrived: counted on the drawer's toggle while the drawer is closed. */
+  noteUnread(n) {
+    const toggle = this.dom && this.dom.querySelector("[data-action=side]");
+    if (!toggle || this.dom.dataset.side === "open" || !toggle.offsetParent) return;
+    this.unread += n;
+    this.renderSide();
+  }
+
+  renderSide() {
+    const open = this.dom.dataset.side === "open";
+    const toggle = this.dom.querySelector("[data-action=side]");
+    const label = t("drawer.toggle");
+    setAttr(toggle, "aria-expanded", open ? "true" : "false");
+    setAttr(toggle, "aria-label", label);
+    setAttr(toggle, "title", label);
+    const mark = toggle.querySelector(".side-toggle-icon");
+    if (!mark.firstChild) mark.append(icon("chat"));
+    const unread = toggle.querySelector(".side-unread");
+    unread.hidden = this.unread === 0;
+    unread.textContent = this.unread > 9 ? "9+" : String(this.unread);
+    const close = this.dom.querySelector("[data-action=side-close]");
+    setAttr(close, "aria-label", t("drawer.close"));
+    setAttr(close, "title", t("drawer.close"));
+    if (!close.firstChild) close.append("✕");
   }
 
   /** Sounds for the others' placements and scores and for one's turn; a notification of the
@@ -556,8 +598,8 @@ class MatchView {
   }
 
   bounds() {
-    const wrap = this.dom.querySelector(".board-wrap");
-    return boundsFor(wrap ? wrap.clientWidth : 800);
+    const match = this.store.match;
+    return this.tableBounds.of(this.dom.querySelector(".board-wrap"), match ? match.round_number : 0);
   }
 
   renderAll() {
@@ -585,7 +627,12 @@ class MatchView {
     const resign = dom.querySelector("[data-action=resign]");
     resign.hidden = !(match.audience !== "spectator" && match.status === "active");
     if (resign.hidden) this.confirmation.close(); // the match ended while the question stood
-    resign.textContent = t("match.resign");
+    // An icon and a word; a phone shows the icon only (the word stays its name).
+    if (resign.dataset.lang !== document.documentElement.lang) {
+      resign.dataset.lang = document.documentElement.lang;
+      fill(resign, icon("flag"), h("span", { class: "btn-label" }, t("match.resign")));
+      resign.title = t("match.resign");
+    }
 
     this.renderOpponentStatus(match);
     renderJoin(dom.querySelector("#join-panel"), {
@@ -623,10 +670,9 @@ class MatchView {
     renderResult(dom.querySelector("#result"), match);
     this.renderChat(match);
     this.renderCues();
-    fitBoard(dom);
+    this.renderSide();
     this.renderRematch(match);
 
-    this.renderBoardOnly();
     this.renderEnds(match);
     const inRound = ["auction", "opening", "playing"].includes(match.phase);
     dom.querySelector(".boneyard").hidden = !inRound;
@@ -635,6 +681,8 @@ class MatchView {
 
     this.renderHandArea(match);
     this.renderHandover(match);
+    // Last: the felt's size is measured once the table around it is drawn.
+    this.renderBoardOnly();
     this.renderLog();
     this.tick();
   }
@@ -807,7 +855,12 @@ class MatchView {
         text = canDraw ? keyHint("hand.hint_draw") : match.legal.opening ? t("hand.hint_open") : keyHint("hand.hint_play");
       }
       hint.textContent = text;
+      hint.dataset.kind = "standing";
+    } else if (hint.dataset.lang !== document.documentElement.lang) {
+      // A tile chosen before the language changed: its answer in the new language.
+      this.hint(t("hand.hint_choose_place", { tile: tileLabel(this.selected) }));
     }
+    hint.dataset.lang = document.documentElement.lang;
   }
 
   renderHandover(match) {

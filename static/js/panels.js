@@ -102,7 +102,7 @@ function bidButton(bid, note, send) {
   const warn = bid.loses_match ? ` (${t("auction.all_in_short")})` : "";
   return h("button", {
     type: "button",
-    class: `btn bid-btn${discounted ? " is-discounted" : ""}${bid.loses_match ? " is-all-in" : ""}`,
+    class: `btn bid-btn${discounted ? " is-discounted" : ""}${bid.loses_match ? " is-all-in" : ""}${bid.cost === bid.amount ? " is-full-price" : ""}`,
     "data-action": "bid",
     "data-amount": String(bid.amount),
     "data-loses-match": bid.loses_match ? "true" : "false",

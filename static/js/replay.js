@@ -6,7 +6,9 @@ import { h, fill, mmss, tileLabel } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
 import { ApiError, readChat, readReplay } from "./api.js";
 import { loadMuted, renderChatLines } from "./chat.js";
-import { renderBoard, boundsFor } from "./board.js";
+import { renderBoard } from "./board.js";
+import { TableBounds } from "./fit.js";
+import { showsWholeOnTap } from "./seats.js";
 import { chipStack } from "./chips.js";
 import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
@@ -59,6 +61,7 @@ class ReplayViewer {
     this.timer = null;
     this.destroyed = false;
     this.cleanups = [];
+    this.tableBounds = new TableBounds();
   }
 
   async start() {
@@ -124,7 +127,8 @@ class ReplayViewer {
     return h("section", { class: `seat replay-seat seat-${seat}`, "data-seat": seat },
       h("div", { class: "seat-head" },
         h("span", { class: "avatar", "aria-hidden": "true" }),
-        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }), h("span", { class: "seat-tags" }))),
+        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }))),
+      h("div", { class: "seat-tags" }),
       h("div", { class: "seat-body" },
         h("div", { class: "balance", "data-balance": seat, role: "img" }),
         h("div", { class: "clock-slot" }, clock)),
@@ -142,7 +146,10 @@ class ReplayViewer {
         h("div", { class: "match-heading" },
           h("h1", { id: "replay-title", class: "match-title" }),
           h("p", { class: "match-sub" })),
-        h("div", { class: "match-meta" }, this.record.controls, h("a", { class: "btn btn-ghost btn-small", href: "/" }, t("match.back_to_lobby")))),
+        h("div", { class: "match-meta" },
+          // A narrow screen keeps the moves and the chat in a drawer this opens.
+          h("button", { type: "button", class: "btn btn-ghost btn-small side-toggle", "data-action": "side", "aria-expanded": "false", "aria-controls": "replay-side" }, t("replay.moves")),
+          h("a", { class: "btn btn-ghost btn-small back-link", href: "/" }, t("match.back_to_lobby")))),
       this.record.result,
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
@@ -161,12 +168,16 @@ class ReplayViewer {
             h("div", { class: "board-wrap" }, document.createElementNS("http://www.w3.org/2000/svg", "svg")),
             h("div", { class: "board-info" }, h("div", { class: "ends", id: "replay-ends" }), h("div", { class: "boneyard" }, h("span", { class: "boneyard-label" }), " ", h("span", { class: "count", id: "replay-boneyard" })))),
           this.seatBox("first")),
-        h("aside", { class: "replay-side card" },
-          h("h2", { class: "card-title" }, t("replay.moves")),
+        h("aside", { id: "replay-side", class: "replay-side card" },
+          h("button", { type: "button", class: "btn btn-ghost btn-icon side-close", "data-action": "side-close", "aria-label": t("drawer.close"), title: t("drawer.close") }, "✕"),
+          h("h2", { class: "card-title replay-moves-title" }, t("replay.moves")),
           h("ol", { id: "replay-moves", class: "replay-moves" }),
           h("section", { id: "replay-chat", class: "replay-chat", "aria-labelledby": "replay-chat-title", hidden: true },
             h("h2", { class: "card-title", id: "replay-chat-title" }, t("chat.title_after")),
-            h("ol", { class: "chat-lines", id: "replay-chat-lines" })))),
+            h("ol", { class: "chat-lines", id: "replay-chat-lines" })),
+          // Under the moves (in the drawer on a narrow screen): the bar above the table has no
+          // room for them on a phone.
+          this.record.controls)),
     );
     const svg = this.root.querySelector(".board-wrap svg");
     svg.setAttribute("id", "board");
@@ -180,12 +191,22 @@ class ReplayViewer {
     this.root.querySelector("[data-action=step-back]").addEventListener("click", () => this.go(this.index - 1));
     this.root.querySelector("[data-action=step-forward]").addEventListener("click", () => this.go(this.index + 1));
     this.root.querySelector("[data-action=play]").addEventListener("click", () => (this.timer ? this.pause() : this.play()));
+    this.root.querySelector("[data-action=side]").addEventListener("click", () => this.openSide(this.root.dataset.side !== "open"));
+    this.root.querySelector("[data-action=side-close]").addEventListener("click", () => this.openSide(false));
     this.root.querySelector("#replay-round").addEventListener("change", (event) => {
       const round = Number(event.target.value);
       const i = this.frames.findIndex((f) => f.round === round);
       if (i >= 0) this.go(i);
     });
     this.buildMoves();
+  }
+
+  /** The drawer of the moves and the chat on a narrow screen. */
+  openSide(open) {
+    if (open) this.root.dataset.side = "open";
+    else delete this.root.dataset.side;
+    this.root.querySelector("[data-action=side]").setAttribute("aria-expanded", open ? "true" : "false");
+    if (open) this.scrollMoves();
   }
 
   /** What was said at the table, both channels (issue 12 item 1); a record imported from a
@@ -280,6 +301,10 @@ class ReplayViewer {
 
   onKey(event) {
     if (isRulesOpen() || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Escape" && this.root.dataset.side === "open") {
+      this.openSide(false);
+      return;
+    }
     const target = event.target;
     if (target && target.closest && target.closest("input, select, textarea")) return;
     const onButton = target && target.closest && target.closest("button, a");
@@ -311,12 +336,25 @@ class ReplayViewer {
 
   // -- drawing ---------------------------------------------------------------------------------
 
+  /** The bar's and the drawer's words, in the language of the moment. */
+  renderLabels() {
+    const root = this.root;
+    root.querySelector("[data-action=side]").textContent = t("replay.moves");
+    root.querySelector(".replay-moves-title").textContent = t("replay.moves");
+    root.querySelector(".back-link").textContent = t("match.back_to_lobby");
+    const close = root.querySelector("[data-action=side-close]");
+    close.setAttribute("aria-label", t("drawer.close"));
+    close.title = t("drawer.close");
+  }
+
   render() {
+    this.renderLabels();
     const frame = this.frames[this.index];
     const view = { ...frame.view, mode: frame.view.mode || this.header.mode, bot_level: this.header.bot_level, players: frame.view.players || this.header.players };
     const root = this.root;
     const names = `${seatName(view, "first")} – ${seatName(view, "second")}`;
-    root.querySelector("#replay-title").textContent = `${t("replay.title")} · ${names}`;
+    // The names are on the seats too: a phone shows "Replay" only.
+    fill(root.querySelector("#replay-title"), t("replay.title"), h("span", { class: "title-names" }, ` · ${names}`));
     const result = this.frames[this.frames.length - 1].view.result;
     root.querySelector(".match-sub").textContent = result
       ? result.winner
@@ -346,13 +384,19 @@ class ReplayViewer {
     const list = root.querySelector("#replay-moves");
     list.querySelectorAll("[aria-current]").forEach((el) => el.removeAttribute("aria-current"));
     const current = list.querySelector(`[data-index="${this.index}"]`);
-    if (current) {
-      current.setAttribute("aria-current", "step");
-      const top = current.offsetTop - list.clientHeight / 2;
-      list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
-    }
+    if (current) current.setAttribute("aria-current", "step");
+    this.scrollMoves();
     const select = root.querySelector("#replay-round");
     if (select.value !== String(frame.round)) select.value = String(frame.round);
+  }
+
+  /** The current move in the middle of the list. */
+  scrollMoves() {
+    const list = this.root.querySelector("#replay-moves");
+    const current = list.querySelector("[aria-current]");
+    if (!current) return;
+    const top = current.offsetTop - list.offsetTop - list.clientHeight / 2;
+    list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
   }
 
   renderSeat(view, seat, frame) {
@@ -360,6 +404,8 @@ class ReplayViewer {
     const name = seatName(view, seat);
     box.querySelector(".avatar").textContent = (name || "?").charAt(0).toUpperCase();
     box.querySelector(".seat-name").textContent = name;
+    box.querySelector(".seat-name").title = name;
+    showsWholeOnTap(box.querySelector(".seat-name"));
     const tags = [];
     if (view.jockey === seat) tags.push(h("span", { class: "tag tag-jockey" }, `★ ${t("seat.jockey")}`));
     if (view.to_act === seat && !view.result) tags.push(h("span", { class: "tag tag-turn" }, `▶ ${t("seat.to_act")}`));
@@ -395,7 +441,7 @@ class ReplayViewer {
     const wrap = this.root.querySelector(".board-wrap");
     const board = frame.view.board;
     svg.setAttribute("aria-label", t("board.aria", { n: board ? board.tiles.length : 0 }));
-    renderBoard(svg, board, { bounds: boundsFor(wrap.clientWidth), emptyText: t("board.empty") });
+    renderBoard(svg, board, { bounds: this.tableBounds.of(wrap, frame.round), emptyText: t("board.empty") });
   }
 
   renderControls() {
@@ -407,7 +453,7 @@ class ReplayViewer {
     root.querySelector("[data-action=last]").disabled = this.index >= last;
     const play = root.querySelector("[data-action=play]");
     play.setAttribute("aria-pressed", this.timer ? "true" : "false");
-    fill(play, icon(this.timer ? "pause" : "play"), " ", this.timer ? t("replay.pause") : t("replay.play"));
+    fill(play, icon(this.timer ? "pause" : "play"), h("span", { class: "btn-label" }, this.timer ? t("replay.pause") : t("replay.play")));
     root.querySelector("#replay-position").textContent = t("replay.position", { i: this.index + 1, n: this.frames.length });
   }
 }

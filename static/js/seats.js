@@ -12,6 +12,13 @@ import { fillSeatRating } from "./rating.js";
 
 const MAX_BACKS = 14;
 
+/** A tap on a name cut with an ellipsis shows it whole (wrapped), another cuts it again. */
+export function showsWholeOnTap(nameEl) {
+  if (nameEl.dataset.tap) return;
+  nameEl.dataset.tap = "1";
+  nameEl.addEventListener("click", () => nameEl.toggleAttribute("data-whole"));
+}
+
 export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
   panel.dataset.seat = seat;
   const name = seatName(match, seat);
@@ -25,6 +32,9 @@ export function renderSeat(panel, match, seat, { backs, countId, isYou }) {
     avatar.textContent = (name || "?").trim().charAt(0).toUpperCase();
     nameEl.textContent = isYou ? t("seat.you_name", { name }) : name;
   }
+  // A name cut short on a narrow screen is read whole on hover, or tapped to show it whole.
+  setAttr(nameEl, "title", nameEl.textContent.trim());
+  showsWholeOnTap(nameEl);
   let ratingEl = panel.querySelector(".seat-rating");
   if (!ratingEl) {
     ratingEl = h("span", { class: "seat-rating" });

@@ -55,6 +55,15 @@ def all_in_or_uniform(options: list[Choice], rng: random.Random) -> Choice:
     return bids[-1] if bids else rng.choice(options)
 
 
+def branch_first(options: list[Choice], rng: random.Random) -> Choice:
+    """Mostly a tile on a branch of the spinner when one may go there (R3.2), else any option:
+    the board grows in all four directions, and its lines turn."""
+    branches = [option for option in options if option[0] == "play" and "branch" in option[2]]
+    if branches and rng.random() < 0.9:
+        return rng.choice(branches)
+    return rng.choice(options)
+
+
 def choices(legal: dict[str, Any]) -> list[Choice]:
     """Every option of a wire ``legal`` object, in canonical order."""
     options: list[Choice] = []

@@ -98,3 +98,51 @@ def test_the_arms_share_the_opening_row_and_do_not_overlap(tabs: Tabs) -> None:
             apart = r["x1"] <= q["x0"] + 0.02 or q["x1"] <= r["x0"] + 0.02
             apart = apart or r["y1"] <= q["y0"] + 0.02 or q["y1"] <= r["y0"] + 0.02
             assert apart, f"{a['tile']} overlaps {b['tile']}"
+
+
+# A spinner opens, both its line sides are taken, then both branches grow and turn.
+SPINNER = [
+    ("4-4", None),
+    ("1-4", ("4-4:lineB", "1-4:larger")),
+    ("4-5", ("4-4:lineA", "4-5:smaller")),
+    ("2-4", ("4-4:branchA", "2-4:larger")),
+    ("0-2", ("2-4:smaller", "0-2:larger")),
+    ("0-3", ("0-2:smaller", "0-3:smaller")),
+    ("4-6", ("4-4:branchB", "4-6:smaller")),
+    ("3-6", ("4-6:larger", "3-6:larger")),
+    ("1-3", ("3-6:smaller", "1-3:larger")),
+    ("1-5", ("1-4:smaller", "1-5:smaller")),
+    ("5-6", ("1-5:larger", "5-6:smaller")),
+]
+
+PREVIEW_JS = """async ([seq, bounds]) => {
+  const { layoutBoard } = await import('/js/layout.js');
+  const board = (steps) => ({ tiles: steps.map((s) => s[0]), spinner: '4-4',
+    joints: steps.filter((s) => s[1]).map((s) => ({ old: s[1][0], new: s[1][1] })) });
+  const differ = [];
+  const shown = layoutBoard(board(seq), bounds);
+  for (const name of [...shown.ports.keys()]) {
+    for (const [tile, side] of [['7-8', 'smaller'], ['9-9', 'lineA']]) {
+      const preview = shown.place(name, tile === '9-9'); // one layout, as a render does
+      const laid = layoutBoard(board([...seq, [tile, [name, `${tile}:${side}`]]]), bounds);
+      const rect = laid.items[laid.items.length - 1].rect;
+      const same = ['x0', 'y0', 'x1', 'y1']
+        .every((k) => Math.abs(rect[k] - preview.rect[k]) < 1e-9);
+      if (!same) differ.push(`${tile} at ${name}`);
+    }
+  }
+  return { differ, places: shown.ports.size };
+}"""
+
+
+def test_a_target_shows_where_its_tile_will_lie(tabs: Tabs) -> None:
+    """Where a selected tile would lie at an open place is where it lies once laid there, for
+    every open place, a double or not, on the opening row's arms and a spinner's branches."""
+    tab = tabs.open("layout")
+    tab.page.goto(tab.base_url + "/")
+    expect(tab.page.locator("#main")).to_be_attached()
+    for seq in (ONE_ARM + OTHER_ARM, SPINNER):
+        for bounds in ({"bx": 12, "by": 5}, {"bx": 6, "by": 4}):
+            found = tab.page.evaluate(PREVIEW_JS, [seq, bounds])
+            assert found["places"] >= 2, found
+            assert not found["differ"], f"with {bounds}: {found['differ']}"
