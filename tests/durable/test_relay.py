@@ -342,6 +342,10 @@ async def test_a_redis_restart_costs_a_relayed_seat_on_the_move_no_more_than_the
             assert moved["seat"] == "second", moved
             charged_ms = moved["received_ms"] - standing["clock"]["now_ms"]
             assert 0 <= charged_ms <= CLOCK_LOSS_MS, (charged_ms, b.log()[-2000:])
+            # The clock audit: the outage is recorded as the relay's, charged to nobody.
+            assert moved["relayed_ms"] >= 1_000, moved
+            assert moved["received_ms"] + moved["relayed_ms"] <= moved["mono_ms"]
+            assert all("relayed_ms" not in v for v in record["versions"] if v["seat"] == "first")
     finally:
         redis.stop()
 

@@ -226,12 +226,12 @@ class Relay:
             self.bus.send(SERVER_CHANNEL + asker, text)
 
 
-def relayed_ms(request: Request) -> int:
+def relayed_ms(request: Request) -> int | None:
     """How long before the owner read ``request`` its asking process received the command it
-    carries (0 for a request that does not say): its time in the relay, within
-    :data:`RELAY_BOUND_MS`."""
+    carries: its time in the relay, within :data:`RELAY_BOUND_MS` (None from an asker of an
+    earlier release, which does not say: the command is then timed at the owner's receipt)."""
     late = request.get("late")
-    return late if isinstance(late, int) else 0
+    return late if isinstance(late, int) else None
 
 
 def received_wall_ms(received_ms: int, now_ms: int) -> int:

@@ -209,12 +209,14 @@ class OwnerSide:
         if isinstance(message, ClientPing | ClientChat):
             raise Rejection(ErrorCode.BAD_MESSAGE, "only commands are relayed as commands")
         player_id = request.get("player_id")
+        relayed = relayed_ms(request)
         version = await actor.submit(
             str(player_id) if player_id is not None else None,
             command_of(message),
             message.version,
-            int(request["at"]) - relayed_ms(request),  # its receipt by the server (R7.7)
+            int(request["at"]) - (relayed or 0),  # its receipt by the server (R7.7)
             message.acting_seat(),
+            relayed,
         )
         return {"v": version}
 
