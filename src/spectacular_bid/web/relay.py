@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -95,9 +94,11 @@ class Relay:
         self._answering: set[asyncio.Task[None]] = set()
         self._answers: dict[tuple[str, int], str | None] = {}
         """Requests answered or being answered, by asker and number: the reply's text (None
-        while it runs), for a retry of the same request."""
-        self._answered: deque[tuple[int, tuple[str, int]]] = deque()
-        """When each of :attr:`_answers` came, oldest first, to forget them."""
+        while it runs), for a retry of the same request. Two generations, swapped every
+        :data:`ANSWERED_KEEP_MS`, so a request is remembered that long at least and twice that
+        at most, with nothing kept per request but its entry."""
+        self._older: dict[tuple[str, int], str | None] = {}
+        self._generation_ms: int | None = None
 
     def serve(self, op: str, handler: Serve) -> None:
         self._ops[op] = handler
@@ -122,13 +123,16 @@ class Relay:
         number = self._numbers
         loop = asyncio.get_running_loop()
         reply: asyncio.Future[Body] = loop.create_future()
+        channel = SERVER_CHANNEL + server_id
         text = compact({"q": number, "from": self.server_id, "op": op, **body})
-        call = _Call(reply, SERVER_CHANNEL + server_id, text, loop.time() + CALL_TIMEOUT_S)
+        call = _Call(reply, channel, text, loop.time() + CALL_TIMEOUT_S)
         self._calls[number] = call
+        if self.bus.is_up:
+            self.bus.send(channel, text)
         # A timer on the reply itself, not asyncio.wait_for: that wraps every call in a
         # second future and two callbacks, a tenth of the relay's cost per relayed command
         # in the stack samples of ``specbid bench server --processes 2``.
-        self._send(number, call, loop)
+        call.timer = loop.call_later(min(ATTEMPT_S, CALL_TIMEOUT_S), self._again, number)
         try:
             answer = await reply
         finally:
@@ -184,24 +188,22 @@ class Relay:
         if isinstance(sent, int):
             message["late"] = min(max(wall_ms() - sent, 0), RELAY_BOUND_MS)
         number = message.get("q")
-        if isinstance(number, int):
-            key = (str(message.get("from")), number)
-            if key in self._answers:  # a retry: answered again, never run again
-                answered = self._answers[key]
+        if number is not None:
+            key = (message.get("from"), number)
+            answers = self._answers
+            if key in answers or key in self._older:  # a retry: answered again, never run again
+                answered = answers[key] if key in answers else self._older[key]
                 if answered is not None:
-                    self.bus.send(SERVER_CHANNEL + key[0], answered)
+                    self.bus.send(SERVER_CHANNEL + str(key[0]), answered)
                 return
-            self._remember(key, now)
+            generation = self._generation_ms
+            if generation is None or now - generation > ANSWERED_KEEP_MS:
+                self._older, self._answers = answers, {}
+                self._generation_ms = now
+            self._answers[key] = None
         task = asyncio.create_task(self._answer(message))
         self._answering.add(task)
         task.add_done_callback(self._answering.discard)
-
-    def _remember(self, key: tuple[str, int], now: int) -> None:
-        answered = self._answered
-        while answered and now - answered[0][0] > ANSWERED_KEEP_MS:
-            self._answers.pop(answered.popleft()[1], None)
-        self._answers[key] = None
-        answered.append((now, key))
 
     async def _answer(self, request: Request) -> None:
         handler = self._ops.get(str(request.get("op")))
@@ -217,13 +219,15 @@ class Relay:
         except Exception:
             log.exception("relay: %s from %s failed", request.get("op"), request.get("from"))
             body = {"err": ErrorCode.STORAGE_FAILED.value, "msg": "the match's server failed"}
-        if isinstance(number, int):
-            asker = str(request["from"])
+        if number is not None:
+            asker = request["from"]
             text = compact({"a": number, **body})
             key = (asker, number)
             if key in self._answers:
                 self._answers[key] = text
-            self.bus.send(SERVER_CHANNEL + asker, text)
+            elif key in self._older:
+                self._older[key] = text
+            self.bus.send(SERVER_CHANNEL + str(asker), text)
 
 
 def relayed_ms(request: Request) -> int | None:
