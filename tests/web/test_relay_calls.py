@@ -14,6 +14,7 @@ import pytest
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web import relay as relay_module
 from spectacular_bid.web.relay import (
+    ANSWERED_KEEP_MS,
     RELAY_BOUND_MS,
     RETRY_AFTER_S,
     SERVER_CHANNEL,
@@ -227,3 +228,29 @@ async def test_a_relayed_command_s_receipt_is_read_within_the_bound(
 
     assert relayed_ms(seen[0]) == expected_ms
     assert seen[0]["at"] == 2_000
+
+
+async def test_an_owner_forgets_its_answers_after_a_retry_could_come() -> None:
+    """Each request's reply is kept for a retry :data:`ANSWERED_KEEP_MS` at least and twice that
+    at most: an owner's memory of them does not grow with its uptime."""
+    bus = MemoryBus()
+    now = [0]
+    asker = Relay(bus, "asker", lambda: now[0])  # type: ignore[arg-type]
+    owner = Relay(bus, "owner", lambda: now[0])  # type: ignore[arg-type]
+    await asker.start()
+    await owner.start()
+
+    async def view(request: Request) -> dict[str, object]:
+        return {"text": "seen"}
+
+    owner.serve("view", view)
+    await asker.call("owner", "view", {})  # request 1, at 0
+    first = ("asker", 1)
+    kept_until = 0
+    for step in range(1, 9):
+        now[0] = step * ANSWERED_KEEP_MS // 2
+        await asker.call("owner", "view", {})
+        if first in owner._answers or first in owner._older:
+            kept_until = now[0]
+    assert ANSWERED_KEEP_MS <= kept_until < 2 * ANSWERED_KEEP_MS
+    assert len(owner._answers) + len(owner._older) <= 4, "only the last two generations"

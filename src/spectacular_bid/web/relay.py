@@ -94,11 +94,12 @@ class Relay:
         self._answering: set[asyncio.Task[None]] = set()
         self._answers: dict[tuple[str, int], str | None] = {}
         """Requests answered or being answered, by asker and number: the reply's text (None
-        while it runs), for a retry of the same request. Two generations, swapped every
-        :data:`ANSWERED_KEEP_MS`, so a request is remembered that long at least and twice that
-        at most, with nothing kept per request but its entry."""
+        while it runs), for a retry of the same request: those that came in this window of
+        :data:`ANSWERED_KEEP_MS`, and in :attr:`_older` those of the window before, so a request
+        is remembered that long at least and twice that at most, with nothing kept per request
+        but its entry."""
         self._older: dict[tuple[str, int], str | None] = {}
-        self._generation_ms: int | None = None
+        self._window = 0
 
     def serve(self, op: str, handler: Serve) -> None:
         self._ops[op] = handler
@@ -196,10 +197,11 @@ class Relay:
                 if answered is not None:
                     self.bus.send(SERVER_CHANNEL + str(key[0]), answered)
                 return
-            generation = self._generation_ms
-            if generation is None or now - generation > ANSWERED_KEEP_MS:
-                self._older, self._answers = answers, {}
-                self._generation_ms = now
+            window = now // ANSWERED_KEEP_MS
+            if window != self._window:
+                self._older = answers if window == self._window + 1 else {}
+                self._answers = {}
+                self._window = window
             self._answers[key] = None
         task = asyncio.create_task(self._answer(message))
         self._answering.add(task)
