@@ -28,10 +28,12 @@ class MemoryBus:
     """Every process's bus at once: a message goes to the channel's handler in a later turn
     of the loop, as Redis delivers it; ``deaf`` drops everything sent to a channel."""
 
+    is_up = True
+    """Set on an instance to take its bus down (a subclass may make it a property)."""
+
     def __init__(self) -> None:
         self.handlers: dict[str, Callable[[str], None]] = {}
         self.deaf: set[str] = set()
-        self.is_up = True
         self.reconnected: list[Callable[[], None]] = []
         self.sent: list[str] = []
 
