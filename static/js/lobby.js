@@ -11,7 +11,7 @@ import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { icon } from "./icons.js";
 import { AccountPanel } from "./account.js";
-import { TimeControlPicker, controlTag } from "./timecontrol.js";
+import { TimeControlPicker, controlTag, secondsLabel } from "./timecontrol.js";
 import { ratingTag } from "./rating.js";
 import { ComputerPicker, computerSeatName } from "./computer.js";
 import { BusyRetry } from "./busyretry.js";
@@ -101,6 +101,8 @@ class Lobby {
     try {
       this.data = await readLobby();
       if (this.destroyed) return;
+      this.timeControl.configure(this.data.time_controls);
+      this.renderClockFact();
       this.renderLists();
       this.setStale(false);
     } catch {
@@ -156,7 +158,7 @@ class Lobby {
           h("ul", { class: "hero-facts" },
             h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("chip")), h("span", { "data-i18n": "lobby.fact_points" })),
             h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("fives")), h("span", { "data-i18n": "lobby.fact_fives" })),
-            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("clock")), h("span", { "data-i18n": "lobby.fact_clock" }))),
+            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("clock")), h("span", { id: "fact-clock" }))),
           h("button", { type: "button", class: "btn btn-ghost", "data-action": "rules", "data-i18n": "lobby.read_rules" })),
         h("div", { class: "card start-card" },
           h("h2", { class: "card-title", "data-i18n": "lobby.start_title" }),
@@ -191,13 +193,21 @@ class Lobby {
     input.placeholder = t("lobby.name_placeholder");
     document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
     this.timeControl.render();
+    this.renderClockFact();
     this.computer.render();
     this.retry.render();
     this.renderIdentity();
     this.renderLists();
   }
 
-  setStale(stale) {
+  /** "120 s of bank for the match, 10 s of delay per decision": the server's own control. */
+  renderClockFact() {
+    const fact = this.root && this.root.querySelector("#fact-clock");
+    const own = this.timeControl.own();
+    if (fact) fact.textContent = own ? t("lobby.fact_clock", { bank: secondsLabel(own.bank_ms), delay: secondsLabel(own.delay_ms) }) : "";
+  }
+
+    setStale(stale) {
     const el = this.root && this.root.querySelector(".lobby-stale");
     if (el) el.hidden = !stale;
   }

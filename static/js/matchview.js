@@ -894,7 +894,7 @@ class MatchView {
     const elapsed = this.store.elapsed();
     for (const seat of ["first", "second"]) {
       const el = this.dom.querySelector(`[data-clock="${seat}"]`);
-      paintClock(el, match, elapsed, seat, { fullDelayMs: this.store.fullDelayMs || 10000, name: seatName(match, seat) });
+      paintClock(el, match, elapsed, seat, { fullDelayMs: this.store.fullDelayMs, name: seatName(match, seat) });
     }
     paintCountdowns(this.dom, match, serverNow(match, elapsed));
     // Low time: one cue per decision once one's own bank is in its last 10 s (issue 12 item 4).

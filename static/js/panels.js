@@ -69,7 +69,8 @@ export function renderAuction(box, match, ctx) {
 
 /** The bids one may make (issue 12 item 3): quick choices for the common amounts — the
  * minimum, +5, +10 and +20 — and a stepper over every other amount the server allows, each
- * with what it costs (the jockey's discount applied). A bid the server marks as costing one's
+ * with what it costs (the jockey's discount applied, R6.4: the tag says what the server's cost
+ * takes off the amount). A bid the server marks as costing one's
  * whole balance (R6.5) asks first, since it loses the match if accepted. */
 function bidChooser(match, offered, raising, ctx) {
   const title = raising ? t("auction.raise_title") : t("auction.bid_title");
@@ -112,7 +113,7 @@ function bidButton(bid, note, send) {
   h("span", { class: "bid-btn-amount" }, String(bid.amount)),
   h("span", { class: "bid-btn-cost" }, t("auction.cost", { cost: bid.cost })),
   note ? h("span", { class: "bid-btn-note" }, note) : null,
-  discounted ? h("span", { class: "bid-btn-tag" }, `−15 ${t("auction.discount_short")}`) : null,
+  discounted ? h("span", { class: "bid-btn-tag" }, `−${bid.amount - bid.cost} ${t("auction.discount_short")}`) : null,
   bid.loses_match ? h("span", { class: "bid-btn-warn" }, t("auction.all_in_short")) : null);
 }
 

@@ -421,7 +421,8 @@ class ReplayViewer {
       : null);
     const clockEl = box.querySelector(".clock");
     if (clock && clock.bank_left_ms) {
-      paintClock(clockEl, { status: "active", clock, result: null }, 0, seat, { fullDelayMs: 10000, name });
+      const delay = this.header.settings && this.header.settings.delay_ms;
+      paintClock(clockEl, { status: "active", clock, result: null }, 0, seat, { fullDelayMs: typeof delay === "number" ? delay : 0, name });
     } else {
       clockEl.querySelector(".clock-bank").textContent = mmss(0);
     }
