@@ -1,15 +1,17 @@
 // The render pass of the match page: every part redrawn from the store's last view (after each
 // change, a language switch, an error), the table last, once the header around it is drawn.
 
-import { h, fill, other, setAttr, tileLabel } from "../dom.js";
+import { h, fill, other, setAttr } from "../dom.js";
 import { t } from "../i18n.js";
 import { readChat, readRematch } from "../api.js";
 import { renderSeat } from "../seats.js";
-import { renderAuction, renderRoundCard, renderResult, renderInvite, renderJoin, renderLate } from "../panels.js";
+import { renderAuction } from "../auction.js";
+import { renderRoundCard, renderResult, renderInvite, renderJoin, renderLate } from "../panels.js";
 import { seatName } from "../narrate.js";
 import { computerSeatName } from "../computer.js";
 import { icon } from "../icons.js";
 import { renderRatedMark } from "../rating.js";
+import { endsParts } from "../ends.js";
 import { renderCues } from "./cues.js";
 import { renderSide } from "./side.js";
 import { bannerText, renderTitle, titleText } from "./title.js";
@@ -148,17 +150,7 @@ function renderEnds(view, match) {
     return;
   }
   el.hidden = false;
-  const values = (board.scoring_ends || []).map((e) => e[1]);
-  const sum = values.length ? `${values.join(" + ")} = ${board.ends_sum}` : String(board.ends_sum);
-  const last = board.tiles[board.tiles.length - 1];
-  fill(
-    el,
-    h("span", { class: "ends-last" }, t("ends.last", { tile: tileLabel(last) })),
-    h("span", { class: "ends-sum" }, h("span", { class: "ends-label" }, t("ends.label")), " ", h("strong", {}, sum)),
-    board.award > 0
-      ? h("span", { class: "ends-award is-award" }, `✦ ${t("ends.award", { n: board.award })}`)
-      : h("span", { class: "ends-award" }, t("ends.no_award")),
-  );
+  fill(el, endsParts(board));
 }
 
 /** The rematch box of an ended match; its state is read once, for an offer made before this
