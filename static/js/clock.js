@@ -44,9 +44,9 @@ export function clockElement(seat) {
   );
 }
 
-/** Refresh a seat's clock element from the store's last reading. */
-/** fullDelayMs: the delay ring's full length, the decision's whole delay (the reading's own
- * delay when not given: a full ring). */
+/** Refresh a seat's clock element from the store's last reading. fullDelayMs is the delay
+ * ring's full length, the decision's whole delay as the server set it (when not given, the
+ * reading's own delay: a full ring). */
 export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 0, name = "" } = {}) {
   if (!el || !match) return;
   const r = clockReading(match, elapsedMs, seat);
