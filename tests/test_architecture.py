@@ -569,3 +569,49 @@ def test_rules_never_import_bots() -> None:
     assert check_source(f"{PACKAGE}.rules.match", "from spectacular_bid.bots import decide\n") == [
         f"{PACKAGE}.rules.match:1 imports {PACKAGE}.bots: rules may not import bots"
     ]
+
+
+# -- one definition of the award (R3.5) -------------------------------------------------------
+
+AWARD_HOME = f"{PACKAGE}.rules.board"
+"""The one module that says when an ends sum scores (R3.5): every other module, the bots' ranking
+included, asks :func:`~spectacular_bid.rules.board.award_for`, so the rule cannot drift."""
+
+
+def multiple_of_five_tests(source: str) -> list[int]:
+    """The lines of ``source`` that test ``x % 5 == 0`` (or ``!=``), R3.5's own test."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.Mod)
+            and isinstance(node.left.right, ast.Constant)
+            and node.left.right.value == 5
+            and all(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_award_test_is_written_once() -> None:
+    found = {
+        name: lines
+        for name, _, path in source_modules()
+        if (lines := multiple_of_five_tests(path.read_text(encoding="utf-8")))
+    }
+    assert list(found) == [AWARD_HOME]
+    assert len(found[AWARD_HOME]) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("award = s if s > 0 and s % 5 == 0 else 0\n", [1]),
+        ("x = 1\nok = total % 5 != 0\n", [2]),
+        ("if amount % 5:\n    pass\n", []),
+        ("ok = total % 10 == 0\n", []),
+    ],
+)
+def test_the_award_scan_catches(source: str, expected: list[int]) -> None:
+    assert multiple_of_five_tests(source) == expected

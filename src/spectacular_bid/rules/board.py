@@ -99,6 +99,13 @@ CODE_MATCHES: Final = tuple(VALUE_MASK[v] if v >= 0 else 0 for v in PLACE_VALUE)
 """For each place code, the mask of the tiles that fit there (R3.1)."""
 
 
+def award_for(ends_sum: int) -> int:
+    """What a placement that leaves ``ends_sum`` scores before the payer cap (R3.5): the sum when
+    it is a positive multiple of 5, otherwise nothing. The rules' one statement of R3.5; the
+    match, the board description and the bots' ranking all ask it."""
+    return ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
+
+
 class Place(NamedTuple):
     """An open place on the board: a side of a tile already laid."""
 
@@ -212,8 +219,7 @@ class Board:
     @property
     def award(self) -> int:
         """The award of the last placement before the payer cap (R3.5)."""
-        s = self.ends_sum
-        return s if s > 0 and s % 5 == 0 else 0
+        return award_for(self.ends_sum)
 
     def places_for(self, tile: Tile) -> list[Place]:
         """The open places where ``tile`` may join (R3.1); every place when the board is empty
@@ -234,6 +240,11 @@ class Board:
         if code >> 3 != self.spinner or code & 7 >= _BRANCH_A or self._spinner_open_lines == 1:
             total -= PLACE_SCORE[code]
         return total + _JOINS[tile * 7 + PLACE_VALUE[code]][2]
+
+    def award_after(self, tile: Tile, code: int) -> int:
+        """The award (R3.5) that laying ``tile`` at place ``code`` (-1 opens the board) would
+        score, without laying it: how the bots rank placements."""
+        return award_for(self.sum_after(tile, code))
 
     # -- changing -------------------------------------------------------------------------
 

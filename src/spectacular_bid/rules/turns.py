@@ -21,7 +21,7 @@ from spectacular_bid.rules.actions import (
     RoundEnd,
     TransferReason,
 )
-from spectacular_bid.rules.board import CODE_MATCHES, Place
+from spectacular_bid.rules.board import CODE_MATCHES, Place, award_for
 from spectacular_bid.rules.errors import IllegalActionError, WrongPhaseError
 from spectacular_bid.rules.phase import Phase, require_turn
 from spectacular_bid.rules.round import Round
@@ -87,7 +87,7 @@ def apply_play(match: Match, action: Play) -> list[Event]:
     rnd.hands[seat] = hand
     rnd.must_play = None
     rnd.passes = 0
-    award = ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
+    award = award_for(ends_sum)
     ev: list[Event] = [Played(seat, tile, at, ends_sum, award)]
     other = SEATS[1 - seat]
     if award and transfer(match, other, seat, award, _AWARD, ev):
