@@ -1,9 +1,10 @@
 """The auction as a phase of the match: whose decision it is, bids, accepts, declines (§6).
 
 :class:`~spectacular_bid.rules.auction.Auction` is the value (legal amounts, the jockey's
-discount, the payment); this module moves a :class:`~spectacular_bid.rules.match.Match` through
-it. Each ``apply_*`` function checks its command completely before it changes anything (R8.3); a
-seat with only one possible decision has it made for it at once (R6.6, D2).
+discount, the payment); this module moves a match's state
+(:class:`~spectacular_bid.rules.base_match.BaseMatch`) through it. Each ``apply_*`` function
+checks its command completely before it changes anything (R8.3); a seat with only one possible
+decision has it made for it at once (R6.6, D2).
 """
 
 from __future__ import annotations

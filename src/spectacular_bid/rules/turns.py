@@ -1,9 +1,9 @@
 """Laying, drawing and passing: the opening and the turns of a round (R2.3, §3, §4).
 
-The hot path of a match: :func:`apply_play` and :func:`apply_draw` take a
-:class:`~spectacular_bid.rules.match.Match` and change it in place, checking the command
-completely first (R8.3). A forced pass is never a command (D2): it happens here as soon as a seat
-can neither lay nor draw (R4.4), and two in a row block the round (R4.6).
+The hot path of a match: :func:`apply_play` and :func:`apply_draw` take a match's state
+(:class:`~spectacular_bid.rules.base_match.BaseMatch`) and change it in place, checking the
+command completely first (R8.3). A forced pass is never a command (D2): it happens here as soon
+as a seat can neither lay nor draw (R4.4), and two in a row block the round (R4.6).
 """
 
 from __future__ import annotations
