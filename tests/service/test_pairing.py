@@ -133,6 +133,18 @@ def test_abandoners_are_each_others_partners() -> None:
     assert pair_ids(pool) == {ids("a", "d"), ids("b", "c")}
 
 
+def test_abandoners_stay_each_others_first_choice_once_free_to_play_anyone() -> None:
+    """All have waited 3 waves, so any pair is allowed; a-b and d-c would cost least (0 + 100),
+    but the two abandoners are matched together first: a-d and b-c."""
+    pool = [
+        entry("a", 1500, abandoned_last=True, missed_waves=3),
+        entry("b", 1500, missed_waves=3),
+        entry("d", 1600, abandoned_last=True, missed_waves=3),
+        entry("c", 1700, missed_waves=3),
+    ]
+    assert pair_ids(pool) == {ids("a", "d"), ids("b", "c")}
+
+
 def test_an_abandoner_alone_waits_for_later_waves_then_plays_anyone() -> None:
     parameters = PARAMETERS
     assert parameters.abandoner_apart_waves == 3
