@@ -24,7 +24,7 @@ from spectacular_bid.service.pairing import (
 
 PARAMETERS = PairingParameters()
 """The defaults: waves 10 to 30 s apart, 20 players enough, gap 100 + 50 a missed wave up to
-400, 100 more for a provisional rating, abandoners apart from others for 3 waves."""
+400, 100 more for a provisional rating, abandoners apart from others for their first wave."""
 
 
 def entry(
@@ -145,14 +145,14 @@ def test_abandoners_stay_each_others_first_choice_once_free_to_play_anyone() -> 
     assert pair_ids(pool) == {ids("a", "d"), ids("b", "c")}
 
 
-def test_an_abandoner_alone_waits_for_later_waves_then_plays_anyone() -> None:
-    parameters = PARAMETERS
-    assert parameters.abandoner_apart_waves == 3
-    for missed in range(3):
+@pytest.mark.parametrize("apart", [1, 3])
+def test_an_abandoner_alone_waits_for_later_waves_then_plays_anyone(apart: int) -> None:
+    parameters = PairingParameters(abandoner_apart_waves=apart)
+    for missed in range(apart + 2):
         pool = [entry("a", abandoned_last=True, missed_waves=missed), entry("b", missed_waves=9)]
-        assert wave_ids(pool) == set(), missed
-    pool = [entry("a", abandoned_last=True, missed_waves=3), entry("b", missed_waves=9)]
-    assert wave_ids(pool) == {ids("a", "b")}
+        waves = run_waves(pool, 10**9, {}, parameters)
+        assert len(waves.pairs) == (1 if missed >= apart else 0), missed
+    assert PARAMETERS.abandoner_apart_waves == 1  # by default they sit out one wave
 
 
 def test_two_abandoners_meet_in_their_first_wave() -> None:

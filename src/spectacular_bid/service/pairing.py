@@ -77,9 +77,11 @@ class PairingParameters:
     91%, a foregone match; the computer opponent the lobby offers serves better."""
     provisional_extra_gap: float = 100.0
     """Added (within :attr:`max_gap`) when either player's rating is provisional."""
-    abandoner_apart_waves: int = 3
+    abandoner_apart_waves: int = 1
     """A player who abandoned their last pool match is paired only with another such player
-    until they have missed this many waves; then with anyone."""
+    until they have missed this many waves; then with anyone. One: they sit out the first wave
+    they are in unless another abandoner is there, and are paired in the next, before the
+    lobby's computer offer (60 s) would take them."""
 
     def __post_init__(self) -> None:
         if self.wave_min_interval_ms < 0:
