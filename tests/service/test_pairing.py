@@ -283,6 +283,10 @@ def test_bad_input_is_refused_with_what_was_wrong() -> None:
         entry("a", float("nan"))
     with pytest.raises(ValueError, match="player id"):
         entry("")
+    with pytest.raises(ValueError, match="'a': a pool entry needs a time control"):
+        entry("a", time_control="")
+    with pytest.raises(ValueError, match="missed_waves"):
+        entry("a", missed_waves=-1)
     with pytest.raises(ValueError, match="max_gap"):
         PairingParameters(base_gap=200, max_gap=150)
     with pytest.raises(ValueError, match="wave_max_interval_ms"):
@@ -317,7 +321,7 @@ def test_every_pair_keeps_every_rule_and_nobody_is_lost(pool: list[PoolEntry]) -
     )
     for pair in waves.pairs:
         assert can_pair(pair.first, pair.second, PARAMETERS)
-        assert not pair.first.has_blocked(pair.second)
+        assert not pair.first.is_blocked_with(pair.second)
         assert pair.first.time_control == pair.second.time_control
         assert pair.first.is_rated is pair.second.is_rated
         assert pair.gap <= PARAMETERS.max_gap

@@ -8,7 +8,8 @@ so gaps are small, at the cost of a short wait. lichess's pools do this: a wave 
 or sooner once enough players wait to make a good matching likely
 (:attr:`PairingParameters.wave_max_interval_ms`, :attr:`~PairingParameters.enough_players`).
 A wave never follows the last one sooner than :attr:`~PairingParameters.wave_min_interval_ms`:
-a pool that has just been emptied has nobody to choose among.
+a pool that has just been emptied has nobody to choose among. Each time control is a pool with
+its own waves; its rated and casual players share them but are never paired together.
 
 **Why the gap widens.** A fixed limit would strand a player whose rating has no neighbour in the
 pool (the strongest, the weakest, the only one at 3 a.m.). Each wave a player goes through
@@ -130,6 +131,8 @@ class PoolEntry:
     def __post_init__(self) -> None:
         if not self.player_id:
             raise ValueError("a pool entry needs a player id, got ''")
+        if not self.time_control:
+            raise ValueError(f"{self.player_id!r}: a pool entry needs a time control, got ''")
         if not math.isfinite(self.rating):
             raise ValueError(f"{self.player_id!r}: rating must be finite, got {self.rating!r}")
         if not (math.isfinite(self.deviation) and 0 <= self.deviation <= MAX_DEVIATION):
@@ -146,7 +149,7 @@ class PoolEntry:
     def is_provisional(self) -> bool:
         return self.deviation > PROVISIONAL_DEVIATION
 
-    def has_blocked(self, other: PoolEntry) -> bool:
+    def is_blocked_with(self, other: PoolEntry) -> bool:
         """True when either of the two blocked the other."""
         return other.player_id in self.blocked or self.player_id in other.blocked
 
@@ -262,7 +265,7 @@ def can_pair(a: PoolEntry, b: PoolEntry, parameters: PairingParameters) -> bool:
     """Whether the rules allow ``a`` and ``b`` in one match now, whatever else waits."""
     if a.player_id == b.player_id or a.time_control != b.time_control:
         return False
-    if a.is_rated is not b.is_rated or a.has_blocked(b):
+    if a.is_rated is not b.is_rated or a.is_blocked_with(b):
         return False
     if a.abandoned_last is not b.abandoned_last:
         abandoner = a if a.abandoned_last else b
