@@ -448,6 +448,7 @@ PURE_SERVICE = frozenset(
         "history",
         "ratings",
         "suspension",
+        "pairing",
     )
 )
 """The match machine and every module it stands on: like the rules, no asyncio, no clock reads,
