@@ -6,7 +6,8 @@ that release's own server (``GET /api/matches/{id}/record``) and never edited or
 since (see ``records/README.md``). Format 3 adds each seat's ``account``, and rates a match only
 between two accounts on the rules' clock (a guests' match that format 2 rated is unrated here);
 its matches ran before D7, so a seat that never decided lost on time at its bank's end (R7.7).
-Its releases also played the computer (``"mode": "bot"``). Through public entry points only,
+Its releases also played the computer (``"mode": "bot"``) and moved a live match from a
+stopping server to a peer (``hand_over`` and ``resume`` versions). Through public entry points only,
 each file must parse as format 3 and verify with its header's result, pass ``specbid replay
 --verify``, print one line per version with ``specbid replay``, and import through ``POST
 /api/records`` so that ``GET /api/matches/{id}/record`` gives back the same versions and rounds
@@ -175,6 +176,28 @@ def check_bot(doc: Document) -> None:
     assert (header["winner"], header["rated"]) == ("second", False)
 
 
+def check_handed_over(doc: Document) -> None:
+    """Two accounts' match moved between servers mid-decision: a hand-over version stands the
+    clocks (the running decision's delay kept), the peer's resume version records the pause,
+    charged to nobody, and play goes on there until the seat not on move resigns: rated."""
+    header = doc["match"]
+    assert accounts(doc) == {"first": True, "second": True}
+    assert (header["reason"], header["rated"]) == ("resignation", True)
+    kinds = [v["command"]["type"] for v in doc["versions"]]
+    at = kinds.index("hand_over")
+    assert kinds.count("hand_over") == kinds.count("resume") == 1
+    before, stood, resumed = doc["versions"][at - 1 : at + 2]
+    assert resumed["command"]["type"] == "resume"
+    assert resumed["command"]["paused_ms"] == resumed["wall_ms"] - stood["wall_ms"]
+    running = before["clock"]["running"]
+    assert running is not None
+    assert stood["clock"]["running"] == resumed["clock"]["running"] == running
+    assert stood["clock"]["bank_left_ms"] == resumed["clock"]["bank_left_ms"]
+    assert stood["clock"]["delay_left_ms"] == resumed["clock"]["delay_left_ms"]
+    assert any(v["seat"] is not None for v in doc["versions"][at + 2 :])
+    resigned_by_the_seat_not_on_move(doc)
+
+
 CONTENT: Final[dict[str, Callable[[Document], None]]] = {
     "v3_rated_resign": check_rated_resign,
     "v3_flag_never_decided": check_flag_never_decided,
@@ -183,6 +206,7 @@ CONTENT: Final[dict[str, Callable[[Document], None]]] = {
     "v3_shared": check_shared,
     "v3_join_timeout": check_join_timeout,
     "v3_bot": check_bot,
+    "v3_handed_over": check_handed_over,
 }
 
 

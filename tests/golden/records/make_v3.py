@@ -28,6 +28,7 @@ import math
 import random
 import selectors
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,10 +61,14 @@ class VirtualClock:
         self.elapsed_ns += max(1, math.ceil(seconds * 1e9))
 
     def install(self) -> None:
+        self.real = (time.monotonic_ns, time.time_ns)
         """The service's sources read these two (``service.timesource``); the float ones stay
         real, for the standard library's waits in threads (a process pool's, for one)."""
         time.monotonic_ns = self.monotonic_ns
         time.time_ns = self.time_ns
+
+    def uninstall(self) -> None:
+        time.monotonic_ns, time.time_ns = self.real
 
 
 class VirtualSelector(selectors.DefaultSelector):
@@ -171,11 +176,12 @@ class Server:
         return await self.call("GET", f"/api/matches/{match_id}/record")
 
 
-def pause(rng: random.Random, slow_every: int = 0) -> float:
-    """A player's thinking: 0.3 to 4 s, or now and then 10.5 to 14 s (beyond the delay)."""
+def pause(rng: random.Random, slow_every: int = 0, scale: float = 1.0) -> float:
+    """A player's thinking: 0.3 to 4 s, or now and then 10.5 to 14 s (beyond the delay);
+    times ``scale``."""
     if slow_every and rng.randrange(slow_every) == 0:
-        return rng.uniform(10.5, 14.0)
-    return rng.uniform(0.3, 4.0)
+        return rng.uniform(10.5, 14.0) * scale
+    return rng.uniform(0.3, 4.0) * scale
 
 
 async def play(
@@ -186,6 +192,7 @@ async def play(
     until=lambda state: False,
     slow_every: int = 0,
     shared: bool = False,
+    scale: float = 1.0,
 ) -> None:
     """Random legal moves by the people in ``players`` (Start between rounds, Reveal at a
     hand-over), each after a pause, until ``until(state)`` or the match ends; a seat not in
@@ -208,7 +215,7 @@ async def play(
                 continue
             action = rng.choice(mine)
             seat, command = action.seat, move_of(action)
-        await asyncio.sleep(pause(rng, slow_every))
+        await asyncio.sleep(pause(rng, slow_every, scale))
         if actor.state.version != state.version or not actor.is_live:
             continue  # something happened meanwhile: look again
         await actor.submit(
@@ -407,6 +414,88 @@ async def bot(out: Path) -> None:
         export(await server.record(match_id), out / "v3_bot.json")
 
 
+async def handed_over(out: Path) -> None:
+    """Two accounts' invitation on server A, random legal moves for 15 versions; mid-decision A
+    leaves as on a SIGTERM with a peer alive (``Handover.leave``: a hand-over version stands the
+    clocks and the match's owner row moves to B), B resumes it from the store
+    (``Handover.adopt_owned``: a resume version with the pause), and the match goes on at B
+    for eight more versions, until the seat not on move resigns: rated. Seeds are tried in
+    turn until the random play is still going then. Real time, on one SQLite database."""
+    for seed in range(17, 100):
+        if await handed_over_with(seed, out):
+            print(f"seed {seed}")
+            return
+    raise AssertionError("no seed was still going at B")
+
+
+async def handed_over_with(seed: int, out: Path) -> bool:
+    """One try of :func:`handed_over`: whether its match was still going when resigned."""
+    from spectacular_bid.service.accounts import Accounts
+    from spectacular_bid.service.handover import Handover
+    from spectacular_bid.service.matches import MatchService
+    from spectacular_bid.service.passwords import Passwords
+    from spectacular_bid.service.ports import MatchMode
+    from spectacular_bid.store.leases import Lease
+    from spectacular_bid.store.migrate import upgrade_to_head
+    from spectacular_bid.store.repository import SqlStore
+
+    settings = WebSettings(static_dir=Path("/nonexistent"), fixed_deck_seed=seed)
+    settings = settings.service_settings()
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite+aiosqlite:///{folder}/specbid.sqlite3"
+        await upgrade_to_head(url)
+        async with (
+            SqlStore.open(url, lease=Lease.new()) as store_a,
+            SqlStore.open(url, lease=Lease.new()) as store_b,
+        ):
+            a, b = MatchService(store_a, settings), MatchService(store_b, settings)
+            await a.start()
+            await b.start()
+            try:
+                logins = Accounts(store_a, a.guests, Passwords(), a.wall_ms)
+                people = []
+                for name in ("Ann", "Bo"):
+                    guest, token = await a.guests.create(name, a.wall_ms())
+                    person = await logins.resolve(await logins.claim(guest, token, PASSWORD))
+                    people.append(person)
+                ann, bo = people
+                actor = await a.create_match(ann, MatchMode.INVITE)
+                await asyncio.sleep(1.5)
+                assert await a.join(actor.id, bo) is Seat.SECOND
+                players = {Seat.FIRST: ann.id, Seat.SECOND: bo.id}
+                rng = random.Random(seed)
+
+                def mid_decision(state) -> bool:
+                    return state.version >= 15 and state.clock.running is not None
+
+                await play(a, actor.id, players, rng, mid_decision, scale=0.25)
+                if not a.get(actor.id).is_live:
+                    return False
+                await asyncio.sleep(0.8)
+                handed = await Handover(a).leave()
+                assert handed is not None
+                assert handed.match_ids == [actor.id], handed
+                await a.let_go(handed.match_ids)
+                await asyncio.sleep(0.4)  # the peer is told, or finds it at its next scan
+                assert await Handover(b).adopt_owned() == [actor.id]
+
+                resumed = b.get(actor.id).state.version
+
+                def more(state) -> bool:
+                    return state.version >= resumed + 8 and state.clock.running is not None
+
+                await play(b, actor.id, players, rng, more, scale=0.25)
+                if not b.get(actor.id).is_live:
+                    return False
+                await asyncio.sleep(0.6)
+                await resign_not_on_move(b, actor.id, players)
+                export(await b.record(actor.id), out / "v3_handed_over.json")
+                return True
+            finally:
+                await a.stop()
+                await b.stop()
+
+
 MATCHES = {
     "rated_resign": rated_resign,
     "flag_never_decided": flag_never_decided,
@@ -415,7 +504,9 @@ MATCHES = {
     "shared": shared,
     "join_timeout": join_timeout,
     "bot": bot,
+    "handed_over": handed_over,
 }
+REAL_TIME = frozenset({"handed_over"})
 
 
 def main() -> None:
@@ -426,13 +517,17 @@ def main() -> None:
     unknown = [name for name in args.only if name not in MATCHES]
     if unknown:
         parser.error(f"no such match: {unknown}")
-    CLOCK.install()
     for name in args.only or MATCHES:
+        if name in REAL_TIME:
+            asyncio.run(MATCHES[name](args.out))
+            continue
+        CLOCK.install()
         loop = VirtualLoop(CLOCK)
         try:
             loop.run_until_complete(MATCHES[name](args.out))
         finally:
             loop.close()
+            CLOCK.uninstall()
     sys.exit(0)
 
 
