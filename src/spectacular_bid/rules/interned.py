@@ -10,9 +10,9 @@ from typing import Final
 
 from spectacular_bid.rules.actions import Accept, Bid, Decline, Draw, Play
 from spectacular_bid.rules.auction import JOCKEY_DISCOUNT
+from spectacular_bid.rules.base_match import TOTAL_POINTS
 from spectacular_bid.rules.board import CODE_MATCHES, PLACE_CODES, PLACES
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.rules.settlement import TOTAL_POINTS
 from spectacular_bid.rules.tiles import TILES
 
 CODES_PLUS_OPEN: Final = PLACE_CODES + 1

@@ -2,8 +2,9 @@
 
 A seat sees its own hand, the board, both balances, counts of the other hand and the boneyard,
 and what it may do now. A spectator sees no hand. When a round ends both hands become public
-(D4); the boneyard's order never appears in a view (the match record publishes it, D4). Events
-pass through :func:`event_for` on their way to each viewer for the same reason.
+(D4); the boneyard's order never appears in a view (the round's deck, revealed when the round
+ends, and the match record publish it, D4). Events pass through :func:`event_for` on their way
+to each viewer for the same reason.
 """
 
 from __future__ import annotations
