@@ -62,11 +62,11 @@ export function renderAuction(box, match, ctx) {
   );
 }
 
-/** The bids one may make (issue 12 item 3): quick choices for the common amounts — the
- * minimum, +5, +10 and +20 — and a stepper over every other amount the server allows, each
- * with what it costs (the jockey's discount applied, R6.4: the tag says what the server's cost
- * takes off the amount). A bid the server marks as costing one's
- * whole balance (R6.5) asks first, since it loses the match if accepted. */
+/** The bids one may make: quick choices for the common amounts — the minimum, +5, +10 and
+ * +20 — and a stepper over every other amount the server allows, each with what it costs (the
+ * jockey's discount applied, R6.4: the tag says what the server's cost takes off the amount).
+ * A bid the server marks as costing one's whole balance (R6.5) asks first, since it loses the
+ * match if accepted. */
 function bidChooser(match, offered, raising, ctx) {
   const title = raising ? t("auction.raise_title") : t("auction.bid_title");
   const send = (bid) => {
