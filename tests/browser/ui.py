@@ -334,17 +334,33 @@ QUICK_STEPS = (0, 5, 10, 20)
 """The auction's quick choices: the minimum bid, and 5, 10 and 20 above it (issue 12 item 3)."""
 
 
+BID_TAG_JS = "b => (b.querySelector('.bid-btn-tag') || {textContent: ''}).textContent.split(' ')[0]"
+"""A bid button's discount tag's figure ("−15"), or "" when it has none."""
+
+
+def discount_tag(bid: dict[str, Any]) -> str:
+    """The tag of a bid the server discounts (R6.4): what its ``cost`` takes off its amount."""
+    return f"\u2212{bid['amount'] - bid['cost']}" if bid["cost"] < bid["amount"] else ""
+
+
 def check_bids(tab: Tab, bids: list[dict[str, Any]]) -> None:
     """Quick buttons for exactly the legal amounts among the minimum, +5, +10 and +20, each
-    marked when it costs the whole balance; a stepper over every legal amount when there are
-    more."""
+    marked when it costs the whole balance and tagged with the discount the server's cost
+    shows (R6.4); a stepper over every legal amount when there are more."""
     least = bids[0]["amount"]
     quick = [b for b in bids if b["amount"] - least in QUICK_STEPS]
-    want = [(str(b["amount"]), "true" if b.get("loses_match") else "false") for b in quick]
+    want = [
+        (str(b["amount"]), "true" if b.get("loses_match") else "false", discount_tag(b))
+        for b in quick
+    ]
     eventually(
         tab,
         lambda: [
-            (b.get_attribute("data-amount") or "", b.get_attribute("data-loses-match") or "")
+            (
+                b.get_attribute("data-amount") or "",
+                b.get_attribute("data-loses-match") or "",
+                str(b.evaluate(BID_TAG_JS)),
+            )
             for b in tab.visible("#auction .bid-quick [data-action=bid]").all()
         ],
         lambda shown: shown == want,

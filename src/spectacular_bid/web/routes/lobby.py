@@ -37,6 +37,7 @@ from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes.players import PlayerRating
 from spectacular_bid.web.routes.replays import PAGE_MAX, parse_cursor, profile_path, profile_url
+from spectacular_bid.web.time_controls import TimeControls, time_controls
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"], route_class=StrictJsonRoute)
 
@@ -111,6 +112,9 @@ class Lobby(WireModel):
     invitations: list[LobbyInvitation]
     """Invitations made back to the caller by a friend who came after the caller's invitation
     had expired, still waiting, newest first (D3; empty for nobody)."""
+    time_controls: TimeControls
+    """The time controls a new match may be created with: the server's own, the casual
+    presets, and the bounds of a custom one (R7.1, R7.2)."""
 
 
 def _lines(
@@ -198,6 +202,7 @@ async def read_lobby(
             )
             for i in invited
         ],
+        time_controls=time_controls(service.settings.clock),
     )
 
 
