@@ -36,6 +36,7 @@ from spectacular_bid.web.busy_gate import BusyGate
 from spectacular_bid.web.client_files import ClientFiles
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.csrf import OriginCheck
+from spectacular_bid.web.fence_gate import FenceGate
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.metrics import Metrics
 from spectacular_bid.web.metrics import router as metrics_router
@@ -144,6 +145,7 @@ def create_app(
     install_operations(app, store, metrics)
     if relaying is not None:
         app.state.optional.append(relaying)
+        service.failover.on_registered.append(relaying.registered_as)
     errors.install(app)
     install_routes(app, client)
     install_middleware(app)
@@ -172,11 +174,13 @@ COMPRESS_LEVEL = 6
 
 
 def install_middleware(app: FastAPI) -> None:
-    """Innermost first: the busy gate, the Origin check, the headers every page gets, then
+    """Innermost first: the busy gate, the fence gate (no write while the lease is lost), the
+    Origin check, the headers every page gets, then
     compression of what is not compressed yet (the client's files come gzipped already,
     ``client_files.py``). None of them sees the match sockets (``served``)."""
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
+    app.add_middleware(FenceGate)
     app.add_middleware(OriginCheck)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
     app.add_middleware(

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Final
 
 from fastapi import APIRouter, Request, Response
-from prometheus_client import CollectorRegistry, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import generate_latest
 
 LATENCY_BUCKETS_S: Final = (
@@ -98,6 +98,14 @@ class Metrics:
             registry=registry,
         )
 
+        self._task_failures = Counter(
+            "specbid_task_failures",
+            "Runs of a periodic task that raised (each logged; the task runs again at its next "
+            "tick, service/periodic.py).",
+            ["task"],
+            registry=registry,
+        )
+
     def read_gauges(
         self,
         open_sockets: Callable[[], int],
@@ -122,6 +130,9 @@ class Metrics:
 
     def batch_committed(self, seconds: float, writes: int) -> None:
         self._commit.observe(seconds)
+
+    def task_failed(self, task: str) -> None:
+        self._task_failures.labels(task=task).inc()
 
     def relayed(self, delay_ms: int) -> None:
         """A version arrived from another replica ``delay_ms`` after it was published there."""

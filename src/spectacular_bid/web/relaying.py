@@ -16,7 +16,7 @@ from spectacular_bid.web.relay import Relay
 from spectacular_bid.web.relay_owner import OwnerSide
 from spectacular_bid.web.remote_room import RemoteRooms
 from spectacular_bid.web.room import Rooms
-from spectacular_bid.web.shared_lobby import SharedLobby
+from spectacular_bid.web.shared_lobby import LOBBY_KEY, SharedLobby
 
 
 @dataclass(eq=False)
@@ -65,6 +65,14 @@ class Relaying:
         await self.owner.close()
         await self.relay.close()
         await self.bus.close()
+
+    async def registered_as(self, server_id: str) -> None:
+        """This process registered again under ``server_id`` after its lease was lost
+        (``service.failover``): calls and the lobby's share go by the new id from now on."""
+        await self.relay.close()
+        self.relay.server_id = server_id
+        await self.relay.start()
+        self.lobby.key = LOBBY_KEY + server_id
 
     async def unready_reason(self) -> str | None:
         """Redis down means degraded, not unready: this process's own matches go on."""
