@@ -71,6 +71,13 @@ class TaskHealth:
         if self.on_failure is not None:
             self.on_failure(name)
 
+    def counted(self, name: str) -> None:
+        """A failure of ``name`` logged where it happened, and not part of a streak: a handler
+        of one message (a relay listener's), which the next message runs again."""
+        self.failures[name] = self.failures.get(name, 0) + 1
+        if self.on_failure is not None:
+            self.on_failure(name)
+
     def worked(self, name: str) -> None:
         streak = self.streaks.pop(name, 0)
         if streak:
@@ -86,7 +93,8 @@ class TaskHealth:
 
 
 class Periodic:
-    """``body`` run every ``every_s`` seconds (after the first wait) until stopped; an
+    """``body`` run every ``every_s`` seconds (after the first wait, or at once too with
+    ``at_start``) until stopped; an
     exception from it is the :class:`TaskHealth`'s to report, and the next tick runs it again."""
 
     def __init__(
@@ -95,6 +103,8 @@ class Periodic:
         every_s: float,
         body: Callable[[], Awaitable[None]],
         health: TaskHealth,
+        *,
+        at_start: bool = False,
     ) -> None:
         if every_s <= 0:
             raise ValueError(f"a periodic task runs every > 0 s, got {every_s!r}")
@@ -102,6 +112,8 @@ class Periodic:
         self.every_s = every_s
         self._body = body
         self._health = health
+        self._at_start = at_start
+        """Run once as soon as started, not only after the first wait."""
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -133,6 +145,8 @@ class Periodic:
         return True
 
     async def _run(self) -> None:
+        if self._at_start:
+            await self.run_once()
         while True:
             await asyncio.sleep(self.every_s)
             await self.run_once()

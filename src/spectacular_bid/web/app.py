@@ -92,7 +92,7 @@ def create_app(
     rooms.on_player_left = rematch.lapse_on_leave(service)
     rooms.on_unwatched = service.unwatched
     rooms.on_watched = service.watched
-    collector = Collector(service.any_clock_running) if manage_collector else None
+    collector = Collector(service.any_clock_running, service.tasks) if manage_collector else None
     relaying = _relaying(settings, database, service, rooms, metrics)
     static = settings.static_folder()
     client = ClientFiles(static, find_esbuild()) if static is not None else None
@@ -279,7 +279,9 @@ def _relaying(
     url = resolve_redis_url(settings.redis_url)
     if url is None or database is None or database.server_id is None:
         return None
-    return Relaying.new(RedisBus(url), database.server_id, service, rooms, metrics.relayed)
+    bus = RedisBus(url)
+    bus.on_failure = lambda task, _exc: service.tasks.counted(task)  # logged by the bus
+    return Relaying.new(bus, database.server_id, service, rooms, metrics.relayed)
 
 
 def _sql_store(settings: WebSettings, metrics: Metrics) -> SqlStore:
