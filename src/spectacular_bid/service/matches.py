@@ -39,7 +39,7 @@ from spectacular_bid.service.listings import (
     changes_by_match,
     profile_handle,
 )
-from spectacular_bid.service.periodic import TaskHealth
+from spectacular_bid.service.periodic import Periodic, TaskHealth
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -108,6 +108,7 @@ class MatchService:
         else:
             self._deck_source_for = lambda _match_id: secure_deck
         self.tasks = TaskHealth(on_failure=telemetry.task_failed)
+        self._revise_cap: Periodic | None = None
         """Every periodic task's failures (``service.periodic``): ``/metrics``, ``/readyz``."""
         self.admission = Admission(self.settings.capacity, now_ms, cpu_ms)
         self.lag = LagMonitor(
@@ -133,6 +134,10 @@ class MatchService:
         await abort_orphans(self.store, self.now_ms, self.wall_ms, own=True)
         self.lag.start()
         self.failover.start()
+        cap = self.admission.cap
+        if cap.is_estimated:  # the live-match cap follows what the machine does now
+            self._revise_cap = Periodic("capacity", cap.every_s, cap.revise, self.tasks)
+            self._revise_cap.start()
 
     async def _lease_lost(self) -> None:
         """A peer took this server's matches: let every one go (their sockets close and their
@@ -151,6 +156,8 @@ class MatchService:
                 log.exception("match %s: could not be let go after the lease was lost", actor.id)
 
     async def stop(self) -> None:
+        if self._revise_cap is not None:
+            await self._revise_cap.stop()
         await self.failover.stop()
         await self.lag.stop()
         self.residency.cancel()

@@ -12,7 +12,7 @@ monitor and its match actors.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
@@ -23,6 +23,7 @@ from starlette.types import ASGIApp
 
 from spectacular_bid.bus.redis import RedisBus, resolve_redis_url
 from spectacular_bid.service.accounts import Accounts
+from spectacular_bid.service.live_cap import LiveMatchCap
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.passwords import Passwords
 from spectacular_bid.service.ports import MatchStore
@@ -67,13 +68,16 @@ def create_app(
     store: MatchStore | None = None,
     *,
     manage_collector: bool = False,
+    estimate_cap: Callable[[], int] | None = None,
 ) -> FastAPI:
     """A ready app; the store and the service start and stop with the app's lifespan.
 
     ``store`` replaces the database the settings name (it is then the caller's to start and
     close). ``manage_collector`` (for a server process, not tests: it is process-wide) runs the
     garbage collector in short rounds that freeze long-lived objects (``collector.py``), so no
-    collection walks them all and stalls every match.
+    collection walks them all and stalls every match. ``estimate_cap`` (``specbid serve``
+    gives it) estimates the live-match cap when the settings set none (``auto``): once here,
+    then again while the server runs (``service.live_cap``).
     """
     settings = settings if settings is not None else WebSettings()
     metrics = Metrics()
@@ -88,6 +92,9 @@ def create_app(
         idle_ttl_ms=settings.idle_ttl_ms,
         telemetry=metrics,
     )
+    if estimate_cap is not None and settings.max_live_matches == "auto":
+        service.admission.cap = LiveMatchCap(None, estimate_cap, settings.capacity_reestimate_s)
+        service.admission.cap.seed()
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
     rooms.on_unwatched = service.unwatched
@@ -161,7 +168,10 @@ def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> Non
     app.state.store = store
     app.state.optional = []
     metrics.read_gauges(
-        lambda: caps.open_sockets, service.live_count, lambda: service.admission.draining
+        lambda: caps.open_sockets,
+        service.live_count,
+        lambda: service.admission.draining,
+        lambda: service.admission.cap.value,
     )
     app.state.metrics = metrics
 

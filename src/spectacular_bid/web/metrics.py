@@ -61,6 +61,12 @@ class Metrics:
             "Matches in memory that are waiting or being played.",
             registry=registry,
         )
+        self._cap = Gauge(
+            "specbid_live_match_cap",
+            "The live matches admitted at most now: the operator's cap, or the server's "
+            "estimate, revised while it runs (0: no cap).",
+            registry=registry,
+        )
         self._draining = Gauge(
             "specbid_draining",
             "1 while the server drains before it stops, else 0.",
@@ -111,11 +117,13 @@ class Metrics:
         open_sockets: Callable[[], int],
         live_matches: Callable[[], int],
         draining: Callable[[], bool],
+        live_match_cap: Callable[[], int | None] = lambda: None,
     ) -> None:
         """Have the gauges read these counts at each scrape (``web/app.py`` wires them)."""
         self._sockets.set_function(lambda: float(open_sockets()))
         self._live.set_function(lambda: float(live_matches()))
         self._draining.set_function(lambda: 1.0 if draining() else 0.0)
+        self._cap.set_function(lambda: float(live_match_cap() or 0))
 
     # -- Telemetry --------------------------------------------------------------------------
 
