@@ -1,5 +1,5 @@
-"""A server paused past its lease knows it was fenced off, and comes back (README, "Several
-processes": a lost lease), on PostgreSQL with the relay on Redis, as several replicas run.
+"""A server paused past its lease knows it was fenced off, and comes back (README, "Running
+it for real": a lost lease), on PostgreSQL with the relay on Redis, as several replicas run.
 
 Two real processes. One is stopped (SIGSTOP) past its lease while a match of its stands mid-
 round; its peer ends that match (D5). The requests that reach the paused process meanwhile wait

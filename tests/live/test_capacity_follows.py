@@ -1,4 +1,5 @@
-"""A server's live-match cap follows the machine, not one moment of its start-up (README, "Load").
+"""A server's live-match cap follows the machine, not one moment of its start-up (README,
+"Under load and abuse").
 
 A server started while a neighbour burns the core it runs on (both pinned to one CPU) is, once
 the neighbour has stopped, estimated to time as many live matches as a server started on that

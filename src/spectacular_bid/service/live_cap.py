@@ -1,5 +1,5 @@
-"""The live-match cap admission control applies (README, "Load"): the operator's, or an
-estimate the server keeps revising while it runs.
+"""The live-match cap admission control applies (README, "Under load and abuse"): the
+operator's, or an estimate the server keeps revising while it runs.
 
 Admission refuses new matches on three signals (``service.admission``): the loop's lag and the
 process's CPU, read as the server runs, and a cap on live matches, the only one that can turn a
