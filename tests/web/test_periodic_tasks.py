@@ -26,8 +26,14 @@ from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.metrics import Metrics
+from spectacular_bid.web.relay import Relay
+from spectacular_bid.web.relay_owner import OwnerSide
+from spectacular_bid.web.remote_room import RemoteRooms
+from spectacular_bid.web.room import RoomSettings
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.shared_lobby import SharedLobby
+
+from .test_relay_calls import MemoryBus
 
 
 def raw_errors() -> list[Exception]:
@@ -280,3 +286,56 @@ def test_a_periodic_task_needs_a_positive_interval() -> None:
 
     with pytest.raises(ValueError, match="every > 0 s"):
         Periodic("t", 0, body, TaskHealth())
+
+
+class Feeds:
+    """The owner's rooms with relayed sockets: none, after ``faulty``'s failures."""
+
+    def __init__(self, error: Exception) -> None:
+        self.faulty = Faulty(lambda: [], error)
+        self.with_feeds = self.faulty.sync
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=IDS)
+async def test_the_relay_sweep_runs_again_after_an_error(error: Exception) -> None:
+    service = fast_service()
+    rooms = Feeds(error)
+    side = OwnerSide(Relay(MemoryBus(), "me", service.now_ms), service, rooms)  # type: ignore[arg-type]
+    side._sweeper.every_s = 0.01
+    side.start()
+    try:
+        await healed(rooms.faulty)
+    finally:
+        await side.close()
+    assert service.tasks.failures == {"relay-sweep": 1}
+
+
+class FlakyBus(MemoryBus):
+    """A bus whose state cannot be read until ``faulty`` has failed."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.faulty = Faulty(lambda: False, error)
+
+    @property
+    def is_up(self) -> bool:  # type: ignore[override]
+        up: bool = self.faulty.sync()
+        return up
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        pass
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=IDS)
+async def test_the_relay_hold_runs_again_after_an_error(error: Exception) -> None:
+    tasks = TaskHealth()
+    bus = FlakyBus(error)
+    relay = Relay(bus, "me", lambda: 0)  # type: ignore[arg-type]
+    remote = RemoteRooms(relay, RoomSettings(), tasks=tasks)
+    remote._holder.every_s = 0.01
+    remote.start()
+    try:
+        await healed(bus.faulty)
+    finally:
+        await remote.close()
+    assert tasks.failures == {"relay-hold": 1}

@@ -41,7 +41,7 @@ class Relaying:
         relayed: Callable[[int], None],
     ) -> Relaying:
         relay = Relay(bus, server_id, service.now_ms)
-        remote = RemoteRooms(relay, rooms.settings, relayed)
+        remote = RemoteRooms(relay, rooms.settings, relayed, service.tasks)
         service.failover.on_ended.append(remote.ended_here)
         lobby = SharedLobby(bus, server_id, service, rooms)
         departure = Departure(service, relay, rooms)
