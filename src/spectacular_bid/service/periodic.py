@@ -3,10 +3,10 @@
 A server runs a handful of loops beside its matches — the lease's renewal and the claim of a
 dead peer's matches (``service.failover``), the adoption of handed-over matches
 (``service.handover``), the lag monitor (``service.lag``), the lobby's share, the garbage
-collector's rounds, the capacity's re-estimate, the relay's hold and sweep of relayed sockets. Each was once its own ``while True`` that
-caught the errors its author foresaw; an error nobody foresaw (a raw driver ``InterfaceError``
-when PostgreSQL closed a connection) ended the loop, and the server went on without it, saying
-nothing until it stopped.
+collector's rounds, the capacity's re-estimate, the relay's hold and sweep of relayed sockets.
+Each was once its own ``while True`` that caught the errors its author foresaw; an error nobody
+foresaw (a raw driver ``InterfaceError`` when PostgreSQL closed a connection) ended the loop,
+and the server went on without it, saying nothing until it stopped.
 
 So each runs here (:class:`Periodic`): an exception from one run is logged with the task's
 name, counted (``specbid_task_failures_total{task=…}`` in ``/metrics``), and the task runs again
