@@ -23,12 +23,13 @@ import httpx
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
+from websockets.asyncio.client import connect
 
 from spectacular_bid.service.ports import MatchStatus
 from spectacular_bid.store.engine import database_url
 
 from .conftest import Target
-from .live import Server, bearer, guest
+from .live import Server, Watcher, bearer, guest
 from .test_relay import redis_url as redis_url
 from .test_relay import servers
 from .test_several_servers import SCAN_S, ended_on, mid_round, stored
@@ -130,6 +131,14 @@ async def test_a_server_paused_past_its_lease_refuses_then_registers_again(
         match = await mid_round(stack, a, 5)
         async with httpx.AsyncClient(base_url=a.url, timeout=10) as http:
             ann = await guest(http, "Cy")
+        async with httpx.AsyncClient(base_url=b.url, timeout=10) as http:
+            eve = await guest(http, "Eve")
+            on_b = await http.post("/api/matches", json={"mode": "invite"}, headers=bearer(eve))
+            assert on_b.status_code == 201, on_b.text
+        # A spectator on a of b's match: relayed, known to b by a's first identity.
+        relayed = Watcher(await connect(a.ws_url(on_b.json()["id"]), compression=None))
+        watching = asyncio.create_task(relayed.read())
+        await relayed.changed.wait()
         _, before = await stored(target, match.match_id)
 
         a.process.send_signal(signal.SIGSTOP)
@@ -178,6 +187,9 @@ async def test_a_server_paused_past_its_lease_refuses_then_registers_again(
             assert second_id != first_id
             assert rows[second_id][0] == 0
             made = await admitted_match(http, ann, started)
+        # The relayed socket was closed for its client to reconnect (1012), not left stale.
+        await asyncio.wait_for(watching, BACK_WITHIN_S)
+        assert relayed.ws.close_code == 1012
         engine = create_async_engine(database_url(target.url))
         try:
             async with engine.connect() as conn:

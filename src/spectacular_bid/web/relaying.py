@@ -68,7 +68,10 @@ class Relaying:
 
     async def registered_as(self, server_id: str) -> None:
         """This process registered again under ``server_id`` after its lease was lost
-        (``service.failover``): calls and the lobby's share go by the new id from now on."""
+        (``service.failover``): calls and the lobby's share go by the new id from now on, and
+        the sockets of other processes' matches here reconnect (their owners dropped them while
+        this process was away)."""
+        self.remote.restart_all()
         await self.relay.close()
         self.relay.server_id = server_id
         await self.relay.start()

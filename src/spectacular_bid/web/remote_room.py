@@ -341,6 +341,13 @@ class RemoteRooms:
         for room in list(self._rooms.values()):
             room.resync_all()
 
+    def restart_all(self) -> None:
+        """Close every relayed socket here so its client reconnects: this process registered
+        again under a new id after losing its lease, and the owners knew its sockets by the
+        old one."""
+        for room in list(self._rooms.values()):
+            room.close_all(restart=True)
+
     def ended_here(self, match_ids: list[str]) -> None:
         """This process ended these matches of a dead peer (D5, issue 13 item 3): their sockets
         on every process close with 1013 now, and their clients reconnect to the ended match."""
