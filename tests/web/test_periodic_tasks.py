@@ -19,6 +19,7 @@ from sqlalchemy import exc as sa_exc
 
 from spectacular_bid.bus.redis import RedisBus
 from spectacular_bid.service.handover import Handover
+from spectacular_bid.service.live_cap import LiveMatchCap
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.periodic import FAILING_AFTER, Periodic, TaskHealth
@@ -339,3 +340,19 @@ async def test_the_relay_hold_runs_again_after_an_error(error: Exception) -> Non
     finally:
         await remote.close()
     assert tasks.failures == {"relay-hold": 1}
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=IDS)
+async def test_the_capacity_estimate_runs_again_after_an_error(error: Exception) -> None:
+    service = fast_service()
+    faulty = Faulty(lambda: 1_000, error)
+    service.admission.cap = LiveMatchCap(estimate=faulty.sync, every_s=0.01)
+    await service.start()
+    try:
+        async with asyncio.timeout(10):  # the estimate made after the failure is the cap
+            while service.admission.cap.value is None:
+                await asyncio.sleep(0.01)
+    finally:
+        await service.stop()
+    assert service.admission.cap.value == 1_000
+    assert service.tasks.failures == {"capacity": 1}
