@@ -108,8 +108,8 @@ class MatchService:
         else:
             self._deck_source_for = lambda _match_id: secure_deck
         self.tasks = TaskHealth(on_failure=telemetry.task_failed)
-        self._revise_cap: Periodic | None = None
         """Every periodic task's failures (``service.periodic``): ``/metrics``, ``/readyz``."""
+        self._revise_cap: Periodic | None = None
         self.admission = Admission(self.settings.capacity, now_ms, cpu_ms)
         self.lag = LagMonitor(
             now_ms,

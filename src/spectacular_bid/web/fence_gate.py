@@ -1,14 +1,13 @@
 """Writes refused at the door while this server may not write (README, "Running it for real").
 
 A server whose lease a peer took (it was paused or cut off past it, ``store.leases``) can
-store nothing: every write would fail at the store's fence. From the moment it knows — a write
-found the fence closed, or its own clock says the lease ran out unrenewed — until it has
+store nothing: every write would fail at the store's fence. From the moment it knows (a write
+found the fence closed, or its own clock says the lease ran out unrenewed) until it has
 renewed it or registered again (``service.failover``, within a scan), each request that would
-write — any method but
-``GET``, ``HEAD`` and ``OPTIONS`` — is answered ``503 server_busy`` with ``Retry-After``
-before it runs, as a busy server's are (PROTOCOL.md: retry, or go to another replica). A
-request already past the door when the fence closed gets the same answer from the error
-envelope (``web/errors.py``), never a 500.
+write, any method but ``GET``, ``HEAD`` and ``OPTIONS``, is answered ``503 server_busy`` with
+``Retry-After`` before it runs, as a busy server's are (PROTOCOL.md: retry, or go to another
+replica). A request already past the door when the fence closed gets the same answer from the
+error envelope (``web/errors.py``), never a 500.
 """
 
 from __future__ import annotations
