@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from spectacular_bid.rules.board import Place, Side
 from spectacular_bid.rules.match import Phase
 from spectacular_bid.rules.notation import parse_tile
@@ -18,7 +20,7 @@ from spectacular_bid.service.commands import (
     Reveal,
     Start,
 )
-from spectacular_bid.service.ports import MatchMode, MatchStatus
+from spectacular_bid.service.ports import LeaseLostError, MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.state import MatchState
 
@@ -332,3 +334,24 @@ async def test_r7_5_a_reveal_already_in_effect_is_acknowledged_and_changes_nothi
     assert table.view(Audience.DEVICE)["hand"] is None
     assert await table.submit(ANN, Reveal()) == played + 1
     assert actor.state.revealed is SECOND
+
+
+async def test_a_command_on_a_server_that_lost_its_lease_is_refused_busy_and_changes_nothing(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A peer took this server's lease (README, "Running it for real"): the command's version
+    # cannot be stored here; the player is told to try again (where the match now is), not
+    # that storage failed.
+    table = await dealt(tables)
+    before = await Before.of(table)
+
+    async def fenced(*_args: object, **_kwargs: object) -> None:
+        raise LeaseLostError("this server lost its lease on the database")
+
+    monkeypatch.setattr(table.store, "append", fenced)
+    rejection = await refused(table.act(FIRST, PlayTile(SIX_SIX)))
+    assert rejection.code is ErrorCode.SERVER_BUSY
+    assert rejection.retry_after_s == 1
+    assert "lost its lease" in rejection.message
+    monkeypatch.undo()
+    await before.unchanged(table)

@@ -24,6 +24,7 @@ class Recorded:
     flags_ms: list[int] = field(default_factory=list)
     lags_ms: list[int] = field(default_factory=list)
     commits: list[tuple[float, int]] = field(default_factory=list)
+    failed_tasks: list[str] = field(default_factory=list)
 
     def command_applied(self, latency_ms: int) -> None:
         self.commands_ms.append(latency_ms)
@@ -36,6 +37,9 @@ class Recorded:
 
     def batch_committed(self, seconds: float, writes: int) -> None:
         self.commits.append((seconds, writes))
+
+    def task_failed(self, task: str) -> None:
+        self.failed_tasks.append(task)
 
 
 async def test_each_applied_command_is_timed_from_its_receive_time(tables: Tables) -> None:

@@ -15,6 +15,7 @@ is not in memory. Ended matches' records and lists come from the store too.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
@@ -38,6 +39,7 @@ from spectacular_bid.service.listings import (
     changes_by_match,
     profile_handle,
 )
+from spectacular_bid.service.periodic import Periodic, TaskHealth
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -57,6 +59,8 @@ from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, new_match
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
+
+log = logging.getLogger(__name__)
 
 FINISHED_TTL_MS: Final = 300_000
 """How long a finished actor stays in memory after its match ended (its sockets stay open)."""
@@ -103,6 +107,9 @@ class MatchService:
             self._deck_source_for = lambda _match_id: seeded_decks(seed)
         else:
             self._deck_source_for = lambda _match_id: secure_deck
+        self.tasks = TaskHealth(on_failure=telemetry.task_failed)
+        """Every periodic task's failures (``service.periodic``): ``/metrics``, ``/readyz``."""
+        self._revise_cap: Periodic | None = None
         self.admission = Admission(self.settings.capacity, now_ms, cpu_ms)
         self.lag = LagMonitor(
             now_ms,
@@ -110,9 +117,15 @@ class MatchService:
             self.settings.lag_tick_ms,
             self._on_stall,
             self._on_tick,
+            self.tasks,
         )
         self.failover = Failover(
-            store, now_ms, self.wall_ms, self.settings.orphan_scan_ms, self._lease_lost
+            store,
+            now_ms,
+            self.wall_ms,
+            self.settings.orphan_scan_ms,
+            self._lease_lost,
+            self.tasks,
         )
 
     async def start(self) -> None:
@@ -121,17 +134,30 @@ class MatchService:
         await abort_orphans(self.store, self.now_ms, self.wall_ms, own=True)
         self.lag.start()
         self.failover.start()
+        cap = self.admission.cap
+        if cap.is_estimated:  # the live-match cap follows what the machine does now
+            self._revise_cap = Periodic("capacity", cap.every_s, cap.revise, self.tasks)
+            self._revise_cap.start()
 
     async def _lease_lost(self) -> None:
         """A peer took this server's matches: let every one go (their sockets close and their
-        players reconnect to a live server, which serves how the peer ended them)."""
-        for actor in list(self._actors.values()):
-            await actor.close()
+        players reconnect to a live server, which serves how the peer ended them). The server
+        registers again at the failover's next tick (``service.failover``)."""
+        actors = list(self._actors.values())
         self._actors.clear()
         self._summaries.clear()
         self._live.clear()
+        self.residency.cancel()
+        for actor in actors:
+            self.chat.forget(actor.id)
+            try:
+                await actor.close()
+            except Exception:  # one actor's close must not keep the others
+                log.exception("match %s: could not be let go after the lease was lost", actor.id)
 
     async def stop(self) -> None:
+        if self._revise_cap is not None:
+            await self._revise_cap.stop()
         await self.failover.stop()
         await self.lag.stop()
         self.residency.cancel()
@@ -167,7 +193,7 @@ class MatchService:
         challenge with ``rate_limited`` while the creator has ``open_challenges_per_guest``
         waiting (issue 10 item 5).
         """
-        if self.failover.lost:
+        if self.failover.lost or self.store.lease_reason() is not None:
             raise Rejection(
                 ErrorCode.SERVER_BUSY,
                 "this server lost its lease on the database and takes no matches; try again",

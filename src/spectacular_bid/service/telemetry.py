@@ -40,6 +40,10 @@ class Telemetry(Protocol):
         took ``seconds``."""
         ...
 
+    def task_failed(self, task: str) -> None:
+        """A run of the periodic task ``task`` raised (``service.periodic``)."""
+        ...
+
 
 class _NoTelemetry:
     """Drops every reading."""
@@ -54,6 +58,9 @@ class _NoTelemetry:
         pass
 
     def batch_committed(self, seconds: float, writes: int) -> None:
+        pass
+
+    def task_failed(self, task: str) -> None:
         pass
 
 

@@ -97,7 +97,9 @@ class GroupCommitWriter:
         self._max_batch = max_batch
         self._release_chunk = release_chunk
         self._fence = fence
-        self._owner = owner
+        self.owner = owner
+        """The server id a new match's owner row names (changed when the server registers
+        again after losing its lease, ``store.leases``)."""
         self._queue: asyncio.Queue[Write | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._conn: AsyncConnection | None = None
@@ -256,12 +258,12 @@ class GroupCommitWriter:
             if self._fence is not None:
                 await self._fence(conn)
             if not isolated:
-                await _apply(conn, batch, self._owner)
+                await _apply(conn, batch, self.owner)
                 return
             for write in batch:
                 try:
                     async with conn.begin_nested():
-                        await _apply(conn, [write], self._owner)
+                        await _apply(conn, [write], self.owner)
                 except (RefusedWriteError, SQLAlchemyError) as exc:
                     write.error = storage_error(write, exc)
 

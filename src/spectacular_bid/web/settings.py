@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.live_cap import REESTIMATE_S
 from spectacular_bid.service.record_document import FIRST_DECISION_GRACE_MS_MAX
 from spectacular_bid.service.residency import IDLE_TTL_MS
 from spectacular_bid.service.sessions import TOKEN_CACHE_MS
@@ -87,9 +88,12 @@ class WebSettings(BaseSettings):
 
     # -- capacity, caps and timeouts (issue 10) --
     max_live_matches: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
-    """Admission control: no new match past this many live matches. ``auto``: ``specbid
-    serve`` measures its machine at start-up (``bench/capacity.py``); an app made in-process
-    (the tests) has no cap then."""
+    """Admission control: no new match past this many live matches, never changed. ``auto``:
+    ``specbid serve`` estimates the machine's speed at start-up and again every
+    ``capacity_reestimate_s`` while it runs (``service.live_cap``); an app made in-process (the
+    tests) has no cap then."""
+    capacity_reestimate_s: float = Field(default=REESTIMATE_S, gt=0)
+    """With ``max_live_matches=auto``, how often the cap is estimated again."""
     busy_lag_ms: int = Field(default=40, ge=1)
     """Admission control: new matches are refused with 503 while the event loop's
     mean lag over the last second exceeds this (well under the D5 stall threshold, so live

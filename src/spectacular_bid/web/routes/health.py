@@ -7,6 +7,8 @@ Nothing in it is about any one match or player.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from fastapi import APIRouter, Request
 
 from spectacular_bid.web.appstate import Service
@@ -50,7 +52,10 @@ class Health(WireModel):
     refused: int
     """New matches let in and turned away since start-up."""
     max_live_matches: int | None
-    """The most live matches admitted at once (measured at start-up unless set); null: no cap."""
+    """The most live matches admitted at once now; null: no cap."""
+    max_live_matches_source: Literal["operator", "estimate"] | None
+    """Where that cap comes from: the operator's setting, never changed, or the server's
+    estimate of the machine's speed, revised while it runs (README, "Under load and abuse")."""
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""
@@ -77,6 +82,7 @@ async def read_health(request: Request, service: Service) -> Health:
         now_ms=service.now_ms(),
         admitted=admission.admitted,
         refused=admission.refused,
-        max_live_matches=admission.capacity.max_live_matches,
+        max_live_matches=admission.cap.value,
+        max_live_matches_source=admission.cap.source,
         gc_max_ms=round(collector.max_pause_ms, 1) if collector is not None else None,
     )
