@@ -1,6 +1,7 @@
-"""Issue 12 item 1 in a real browser: two players and two spectators chat during a match; each
-line reaches exactly its audience, a flood is limited, a muted speaker's lines stop, a line in the
-middle of a turn leaves the pending command valid, and the lines are in the replay after the end.
+"""Chat (PROTOCOL.md "chat") in a real browser: two players and two spectators chat during a match;
+each line reaches exactly its audience, a flood is limited, a muted speaker's lines stop, a line in
+the middle of a turn leaves the pending command valid, and the lines are in the replay after the
+end.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 5: reloading in the middle of a turn brings the page back to the same position, and the
+"""Reloading in the middle of a turn brings the page back to the same position, and the
 clock kept running meanwhile (R7.6: nothing stops it)."""
 
 from __future__ import annotations

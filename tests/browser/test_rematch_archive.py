@@ -1,4 +1,4 @@
-"""Issue 11's last "done when", by clicks: after a match has long left the server's memory (here
+"""A rematch from the archive, by clicks: after a match has long left the server's memory (here
 after one second, as after a day), a player finds it in the history on its profile page and asks
 for a rematch; the opponent, in the lobby, sees the offer and accepts it; both are taken to the
 new match, the seats swapped."""
