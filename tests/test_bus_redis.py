@@ -1,5 +1,6 @@
-"""The Redis bus (issue 13 item 2) against the real Redis of the machine (``TEST_REDIS_URL``;
-CI sets it, and there a missing Redis fails the run rather than skipping it).
+"""The Redis bus (PROTOCOL.md "Several servers on one database") against the real Redis of the
+machine (``TEST_REDIS_URL``; CI sets it, and there a missing Redis fails the run rather than
+skipping it).
 
 The relay's promise rests on the bus: what one process sends reaches every process listening,
 in the order it was sent; ``listen`` returns only once Redis will deliver the channel's next

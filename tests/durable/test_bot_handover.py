@@ -1,6 +1,6 @@
-"""A match against the computer survives a deploy (issue 13 item 4 with issue 14): SIGTERM of
-the server it runs on hands it to a live peer, whose own computer takes the seat, caught up on
-every version, and plays it to its end."""
+"""A match against the computer survives a deploy (PROTOCOL.md "Several servers on one database"):
+SIGTERM of the server it runs on hands it to a live peer, whose own computer takes the seat, caught
+up on every version, and plays it to its end."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Deploys without losing matches (issue 13 item 4): a real SIGTERM to the server that runs a
-match, in the middle of a turn, while a peer lives on the same database and Redis.
+"""Deploys without losing matches (PROTOCOL.md "Several servers on one database"): a real SIGTERM to
+the server that runs a match, in the middle of a turn, while a peer lives on the same database and
+Redis.
 
 The match goes on at the peer: every socket, on the leaving process (closed with 1012) and on the
 peer (told the match moved, 1012 too), reconnects there with ``?since=`` and gets every version

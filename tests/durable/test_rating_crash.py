@@ -1,6 +1,6 @@
-"""Kill -9 during a match between two accounts (D5, issue 11): the server started again on the
-same database ends the match aborted — timing failure, unrated — and neither player's rating,
-wins, losses or rating history moves."""
+"""Kill -9 during a match between two accounts (D5, PROTOCOL.md "Players: profiles, ratings and
+archives"): the server started again on the same database ends the match aborted — timing failure,
+unrated — and neither player's rating, wins, losses or rating history moves."""
 
 from __future__ import annotations
 

@@ -180,7 +180,7 @@ async def test_ended_matches_are_listed_newest_first_page_by_page(store: MatchSt
     try:
         ended = []
         for _ in range(5):
-            actor, players = await seated_match(service, accounts=True)  # rated (issue 11)
+            actor, players = await seated_match(service, accounts=True)  # two accounts: rated
             await resign(service, actor, players[0])
             ended.append(actor.id)
         live, _ = await seated_match(service)

@@ -1,6 +1,7 @@
-"""Frames a real server must survive quietly (issue 10 item 5): invalid UTF-8 in a text message
-closes that socket with 1007, and a lone surrogate spelt in JSON gets a ``bad_message``; neither
-is logged as the server's error, nor touches the other sockets of the match.
+"""Frames a real server must survive quietly (PROTOCOL.md "Limits and close codes"): invalid UTF-8
+in a text message closes that socket with 1007, and a lone surrogate spelt in JSON gets a
+``bad_message``; neither is logged as the server's error, nor touches the other sockets of the
+match.
 
 The server here logs at INFO, so the test sees the one line each refusal is worth.
 """

@@ -1,5 +1,6 @@
-"""Connections that never finish arriving, and sockets that stop answering (issue 10 item 3), on
-a real server: each is closed after its timeout, and the server keeps taking new handshakes."""
+"""Connections that never finish arriving, and sockets that stop answering (PROTOCOL.md "Limits and
+close codes"), on a real server: each is closed after its timeout, and the server keeps taking new
+handshakes."""
 
 from __future__ import annotations
 

@@ -377,7 +377,7 @@ def refused_now(request: Callable[[], object]) -> Rejection:
 def split_reveals(message: JSON) -> tuple[JSON, list[JSON]]:
     """``message`` without its deck reveals (the ``deck_revealed`` events and the snapshot's
     ``deck_reveal``), and those reveals: a finished round's whole deck, published on purpose
-    (issue 4 §5) and checked on its own terms."""
+    (PROTOCOL.md "Events") and checked on its own terms."""
     reveals: list[JSON] = []
 
     def strip(value: JSON) -> JSON:

@@ -78,7 +78,7 @@ async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tab
 
 class HalfSpeed:
     """A monotonic ms source running at half the speed of the loop's clock: every timer armed
-    from it fires early by its own measure (issue 3 §8: timers may fire early)."""
+    from it fires early by its own measure (timers may fire early)."""
 
     def __init__(self) -> None:
         self._origin_ms = monotonic_ms()
@@ -168,7 +168,8 @@ async def test_d3_a_round_starts_when_both_seats_have_pressed_start(tables: Tabl
     assert dealt.command["type"] == "deal"
     again = await refused(table.act(SECOND, Start()))
     assert again.code is ErrorCode.WRONG_PHASE
-    # A press made before the deal is already in effect: acknowledged, nothing new (issue 9 §4).
+    # A press made before the deal is already in effect: acknowledged, nothing new (PROTOCOL.md
+    # "Client → server").
     assert await table.act(SECOND, Start(), version=version + 1) == version + 2
     assert actor.version == version + 2
     assert len(await table.store.events(actor.id)) == version + 2
@@ -373,7 +374,7 @@ async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Ta
     assert ended == [{"type": "match_ended", "winner": None, "reason": "timing_failure"}]
     assert await header(table) == (MatchStatus.ABORTED, None, "timing_failure", False)
     players = await table.store.players([ANN.id, BO.id])
-    assert [p.rating for p in players.values()] == [None, None]  # no rating moved (issue 11)
+    assert [p.rating for p in players.values()] == [None, None]  # no rating moved
     assert await table.store.rating_changes(ANN.id, 10) == []
 
 

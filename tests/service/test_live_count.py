@@ -1,5 +1,5 @@
-"""The count of live matches that admission reads (issue 10 item 1): kept as matches start,
-end, leave memory or go to a peer, not counted over every actor at each request."""
+"""The count of live matches that admission reads (PROTOCOL.md "When the server is busy"): kept as
+matches start, end, leave memory or go to a peer, not counted over every actor at each request."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ async def test_a_match_counts_from_its_creation_until_it_ends(tables: Tables) ->
     assert not table.actor.is_live
     assert service.holds(table.actor.id)  # still in memory, no longer live
     assert service.live_count() == 1
-    await service.let_go([other.id])  # handed to a peer (issue 13 item 4)
+    await service.let_go([other.id])  # handed to a peer
     assert service.live_count() == 0
 
 

@@ -1,5 +1,6 @@
-"""Account passwords (issue 11 item 1): argon2id off the event loop, a bounded number at once,
-weaker hashes replaced at login, and an unknown name indistinguishable from a wrong password."""
+"""Account passwords (PROTOCOL.md "Identity"): argon2id off the event loop, a bounded number at
+once, weaker hashes replaced at login, and an unknown name indistinguishable from a wrong
+password."""
 
 from __future__ import annotations
 

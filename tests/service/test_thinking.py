@@ -1,5 +1,5 @@
-"""The bots think in worker processes (issue 14 item 2): off the event loop, so a search never
-stalls the server's clocks (D5), and with nothing but the decision's input in reach."""
+"""The bots think in worker processes (PROTOCOL.md "POST /api/matches"): off the event loop, so a
+search never stalls the server's clocks (D5), and with nothing but the decision's input in reach."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Where a socket's or a request's match is (issue 13 item 2): at hand, ended in the store, or
-live on a peer, with as few queries as that takes."""
+"""Where a socket's or a request's match is (PROTOCOL.md "Several servers on one database"): at
+hand, ended in the store, or live on a peer, with as few queries as that takes."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Admission control over HTTP (issue 10 item 1): 503 ``server_busy`` with ``Retry-After`` for
-new matches (never for filling one admitted before); live matches play on; ``/api/health``
-tells the load."""
+"""Admission control over HTTP (PROTOCOL.md "When the server is busy"): 503 ``server_busy`` with
+``Retry-After`` for new matches (never for filling one admitted before); live matches play on;
+``/api/health`` tells the load."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Draining before a stop (issue 13 item 7), in-process: the first signal drains, the drain ends
-when the live matches have or when its time is up, and a second signal stops at once.
+"""Draining before a stop (PROTOCOL.md "Probes and metrics"), in-process: the first signal drains,
+the drain ends when the live matches have or when its time is up, and a second signal stops at once.
 ``tests/durable/test_drain.py`` sends a real SIGTERM to a real server."""
 
 from __future__ import annotations

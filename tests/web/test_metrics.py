@@ -1,5 +1,5 @@
-"""``/metrics`` (issue 13 item 7): the Prometheus text of one app — its gauges read the app's own
-counts at each scrape, its histograms the readings of the service and the store."""
+"""``/metrics`` (PROTOCOL.md "Probes and metrics"): the Prometheus text of one app — its gauges read
+the app's own counts at each scrape, its histograms the readings of the service and the store."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A rematch asked for from the archive (issue 11: "find it in their history a day later and ask
+"""A rematch asked for from the archive ("find it in their history a day later and ask
 for a rematch"): the ended match is no longer in memory, nobody is on its page, and the opponent
 finds the offer in its own lobby, where it accepts or declines it; nobody else sees it. An offer
 made while the match was in memory stands on when the match leaves memory."""

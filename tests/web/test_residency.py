@@ -1,4 +1,4 @@
-"""A finished match leaves memory soon once nobody has it open (issue 10: a one-hour run kept
+"""A finished match leaves memory soon once nobody has it open (a one-hour run kept
 every ended match for its full five minutes, ~1,500 of them at 2,000 live matches, and grew the
 server by 160 MB). While a socket has it open it stays its full time: a player on its page still
 sees a rematch offer or the opponent leave at once. Once gone it is read from its record."""
