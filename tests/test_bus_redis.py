@@ -19,6 +19,7 @@ import pytest
 from redis.asyncio import Redis
 
 from spectacular_bid.bus.redis import RedisBus, command, publish_command
+from waiting import until
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
@@ -36,14 +37,6 @@ async def buses() -> AsyncIterator[tuple[RedisBus, RedisBus]]:
     yield pair
     for bus in pair:
         await bus.close()
-
-
-async def until(condition: object, timeout_s: float = 5.0) -> None:
-    assert callable(condition)
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def test_a_command_is_an_array_of_bulk_strings() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from websockets.asyncio.client import connect
 
 from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
+from waiting import until
 
 from .conftest import Target
 from .live import Seat, bearer, guest
@@ -24,13 +24,6 @@ from .test_relay import redis_url as redis_url
 from .test_relay import servers
 
 BOT_FLAGS = ("--bot-delay-ms", "0", "--bot-budget-scale", "0.05")
-
-
-async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "not there in time"
-        await asyncio.sleep(0.01)
 
 
 def _waits_on_the_player(view: dict[str, Any]) -> bool:

@@ -8,8 +8,9 @@ from spectacular_bid.service.guests import token_hash
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchMode, PlayerRecord
+from waiting import until
 
-from .helpers import ANN, BO, FIRST, Tables, fake_time_settings, wait_until
+from .helpers import ANN, BO, FIRST, Tables, fake_time_settings
 
 
 async def test_a_match_counts_from_its_creation_until_it_ends(tables: Tables) -> None:
@@ -38,7 +39,7 @@ async def test_an_evicted_match_is_not_counted_and_nothing_is_counted_twice() ->
         waiting = await service.create_match(ANN, MatchMode.INVITE)
         await service.join(ended.id, BO)
         await ended.submit(ANN.id, ResignMatch(), ended.version, service.now_ms())
-        await wait_until(lambda: not service.holds(ended.id))  # evicted at once (TTL 0)
+        await until(lambda: not service.holds(ended.id))  # evicted at once (TTL 0)
         assert service.live_count() == 1
         await ended.close()
         assert service.live_count() == 1
