@@ -144,7 +144,7 @@ async def test_sigterm_of_the_owner_mid_turn_hands_the_match_to_the_peer(
         )
         for seat in after.seats:
             seat.acting = False
-        await asyncio.sleep(0.2)
+        await after.until(after.answered)  # a command already sent lands
         await after.until(after.settled)
         ended_at = after.version()
         resigning = after.seats[0]
@@ -228,7 +228,7 @@ async def test_a_hand_over_that_stood_a_clock_past_the_d5_threshold_is_a_timing_
             ann = before.seats[0]
             await asyncio.wait_for(ann.ws.wait_closed(), 10)  # a did not wait for b for ever
             assert ann.ws.close_code == 1012
-            await asyncio.sleep(THRESHOLD_MS / 1000 + 0.5)
+            await asyncio.sleep(THRESHOLD_MS / 1000 + 0.5)  # the time under test: b stalls past it
         finally:
             b.process.send_signal(signal.SIGCONT)
         assert await asyncio.to_thread(a.process.wait, 20) == -signal.SIGTERM
