@@ -14,7 +14,7 @@ async def _deaf(times: int, ended: list[str]) -> None:
     dropped = 0
     while True:
         try:
-            await asyncio.sleep(3600)
+            await asyncio.sleep(3600)  # a slot that plays for ever, until cancelled
         except asyncio.CancelledError:
             if dropped == times:
                 ended.append("deaf")

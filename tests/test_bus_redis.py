@@ -67,7 +67,7 @@ async def test_a_listen_cancelled_as_redis_confirms_it_is_cancelled() -> None:
     bus = RedisBus("redis://127.0.0.1:1/0")  # never connected: the link is the stand-in
     bus._up, bus._sub = True, Subscribed()  # type: ignore[assignment]
     listening = asyncio.create_task(bus.listen("specbid:test:c", lambda text: None))
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the listener asks to subscribe
     bus._confirming["specbid:test:c"].set_result(None)
     listening.cancel()
     with pytest.raises(asyncio.CancelledError):

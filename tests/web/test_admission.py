@@ -71,7 +71,7 @@ async def test_a_saturated_loop_refuses_new_matches_and_aborts_no_live_one(
         assert (await client.get("/api/health")).json()["busy"] is False
         for _ in range(12):  # more work than the loop can do: every tick comes ~150 ms late
             time.sleep(0.25)  # the load itself: the loop is blocked, on purpose
-            await asyncio.sleep(0.001)
+            await asyncio.sleep(0.001)  # the loop's tick, which the block above made late
         refused = await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan))
         assert_busy(refused, RETRY_AFTER_S)
         # Filling a match admitted before is never refused: it was admitted with its seat.
