@@ -62,7 +62,7 @@ def test_a_reload_mid_turn_keeps_the_position_and_the_clock_runs(tabs: Tabs) -> 
     shown_before = tab.clock_seconds(seat)
     bank_before = match["clock"]["bank_left_ms"][seat]
 
-    tab.page.wait_for_timeout(AWAY_MS)
+    tab.page.wait_for_timeout(AWAY_MS)  # the time under test: away, while the clock runs
     tab.page.reload()
 
     tab.wait_version(version)

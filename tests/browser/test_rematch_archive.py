@@ -41,7 +41,8 @@ def test_a_rematch_asked_for_from_the_history_is_accepted_from_the_lobby(tabs: T
     expect(ann.page.locator("#result")).to_contain_text("You won")
 
     bob.page.goto(bob.base_url + "/")
-    ann.page.wait_for_timeout(3 * TTL_MS)  # the match leaves memory: only the store has it
+    # The time under test: the match leaves memory, and only the store has it.
+    ann.page.wait_for_timeout(3 * TTL_MS)
     ann.page.goto(ann.base_url + "/@/Annikki")
     line = ann.page.locator(f'.profile-matches [data-match-id="{match_id}"]')
     expect(line).to_contain_text("Bobby")
