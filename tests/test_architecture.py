@@ -1,5 +1,5 @@
-"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web, and rules ← bots ←
-service (the service seats a computer opponent, issue 14).
+"""Imports flow one way (README "Layout"): rules ← clock ← service ← web, and rules ← bots ←
+service (the service seats a computer opponent, PROTOCOL.md "POST /api/matches").
 
 Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
 of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
@@ -7,7 +7,7 @@ package. A new package or module needs a row before this test passes, so it slot
 
 The rules engine is pure: standard library only, and within it none of :data:`IMPURE_STDLIB`
 (no I/O, no clock reads, no global randomness, no concurrency), so that every match replays from
-its record (STYLE.md, rule 2).
+its record (R2.1, PROTOCOL.md "Replays and ended matches").
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _layer(
 
 METRICS_LIBRARIES = frozenset({"prometheus_client"})
 """The service and the store report what they measure through ``service/telemetry.py``, a plain
-interface; the metrics library is the web layer's (issue 13 item 7)."""
+interface; the metrics library is the web layer's (PROTOCOL.md "Probes and metrics")."""
 
 
 ROOT = "(package root)"
@@ -429,7 +429,7 @@ def test_checker_on_a_tree_with_a_bad_file(tmp_path: Path) -> None:
     ]
 
 
-# -- the match machine is pure too (issue 9 §1) -----------------------------------------------
+# -- the match machine is pure too (README "Layout") -----------------------------------------------
 
 PURE_SERVICE = frozenset(
     f"{PACKAGE}.service.{name}"
@@ -501,7 +501,8 @@ def test_the_purity_check_catches(source: str, expected: str) -> None:
     assert expected in problems[0]
 
 
-# -- the bots are pure too, and reach no live match (issue 14) ------------------------------------
+# -- the bots are pure too, and reach no live match (PROTOCOL.md "POST /api/matches")
+# ------------------------------------
 
 BOTS_RANDOM_USE = frozenset({"Random"})
 """A bot may name ``random.Random`` (the generator it is given, or one seeded from it), and

@@ -1,4 +1,5 @@
-"""Where ``specbid bench server`` puts each match's sockets over several processes (issue 13):
+"""Where ``specbid bench server`` puts each match's sockets over several processes (README "Running
+it for real"):
 ``apart`` relays the second seat and the spectator, ``owner`` relays nothing, so that the two
 runs of one load price the relay."""
 

@@ -55,7 +55,7 @@ export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 0, name =
   const bankText = mmss(r.bankMs);
   const bank = el.querySelector(".clock-bank");
   if (bank.textContent !== bankText) bank.textContent = bankText;
-  // Labelled, so that the delay beside it does not read as an increment (issue 12 item 4).
+  // Labelled, so that the delay beside it does not read as an increment (PROTOCOL.md "Clocks").
   const bankLabel = el.querySelector(".clock-bank-label");
   if (bankLabel.textContent !== t("clock.bank")) bankLabel.textContent = t("clock.bank");
   setAttr(el, "data-running", r.running ? "true" : "false");

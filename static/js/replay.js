@@ -178,7 +178,7 @@ class ReplayViewer {
     if (open) this.scrollMoves();
   }
 
-  /** What was said at the table, both channels (issue 12 item 1); a record imported from a
+  /** What was said at the table, both channels (PROTOCOL.md "chat"); a record imported from a
    * file has none, and the section stays hidden. */
   async loadChat() {
     try {

@@ -97,7 +97,7 @@ class Tab:
     def __post_init__(self) -> None:
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: {exc}"))
-        # The client asks in the page (issue 12 item 6): a browser dialog is a defect.
+        # The client asks in the page: a browser dialog is a defect.
         self.page.on("dialog", self._on_dialog)
 
     def _on_dialog(self, dialog: Dialog) -> None:
@@ -312,7 +312,7 @@ def expect_account(tab: Tab, name: str) -> None:
 
 
 def check_offer(tab: Tab, match: dict[str, Any]) -> None:
-    """The page offers exactly what the server's ``legal`` allows (STYLE rule 8)."""
+    """The page offers exactly what the server's ``legal`` allows (R8.1)."""
     legal = match["legal"]
     assert legal is not None, f"{tab.name}: not this seat's decision"
     own = sorted(match["hand"] or [])
@@ -331,7 +331,7 @@ def check_offer(tab: Tab, match: dict[str, Any]) -> None:
 
 
 QUICK_STEPS = (0, 5, 10, 20)
-"""The auction's quick choices: the minimum bid, and 5, 10 and 20 above it (issue 12 item 3)."""
+"""The auction's quick choices: the minimum bid, and 5, 10 and 20 above it."""
 
 
 BID_TAG_JS = "b => (b.querySelector('.bid-btn-tag') || {textContent: ''}).textContent.split(' ')[0]"

@@ -10,11 +10,9 @@ timers are not the subject of the test. A socket's subscription lives in the web
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 
@@ -41,6 +39,7 @@ from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
 from spectacular_bid.web.room import Room, Rooms, RoomSettings
 from spectacular_bid.web.subscriber import Subscriber
+from waiting import until
 
 FIRST, SECOND = Seat.FIRST, Seat.SECOND
 ANN = Player("player-ann", "Ann")
@@ -350,14 +349,9 @@ def tiles_named(message: JSON) -> set[Tile]:
 # -- waiting and refusals --------------------------------------------------------------------
 
 
-async def wait_until(condition: Callable[[], bool], timeout_s: float = 3.0) -> float:
-    """Let the loop run until ``condition()`` holds; return the seconds it took."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout_s:
-            raise AssertionError(f"still false after {timeout_s} s")
-        await asyncio.sleep(0.002)
-    return time.monotonic() - started
+wait_until = until
+"""The shared :func:`waiting.until` under its old name, for a module another change is editing
+now (``test_telemetry.py``); the next pass renames it there and removes this line."""
 
 
 async def refused(request: Awaitable[object]) -> Rejection:
@@ -377,7 +371,7 @@ def refused_now(request: Callable[[], object]) -> Rejection:
 def split_reveals(message: JSON) -> tuple[JSON, list[JSON]]:
     """``message`` without its deck reveals (the ``deck_revealed`` events and the snapshot's
     ``deck_reveal``), and those reveals: a finished round's whole deck, published on purpose
-    (issue 4 §5) and checked on its own terms."""
+    (PROTOCOL.md "Events") and checked on its own terms."""
     reveals: list[JSON] = []
 
     def strip(value: JSON) -> JSON:

@@ -1,7 +1,7 @@
 """Every action object ``Match.legal_actions`` can hand out, made once at import.
 
 A legal-move list is then a lookup per move on tile ids and place codes, so a random-play
-benchmark or a bot's search measures the rules, not object construction (issue 2).
+benchmark or a bot's search measures the rules, not object construction (README "Other commands").
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class BidOption:
 
 @dataclass(frozen=True, slots=True)
 class LegalView:
-    """Everything the viewer may do now; a client offers exactly this (STYLE rule 8)."""
+    """Everything the viewer may do now; a client offers exactly this (R8.1)."""
 
     plays: tuple[PlayOption, ...] = ()
     opening: bool = False

@@ -62,14 +62,15 @@ class LobbyMatch(WireModel):
     delay_ms: int
     """The match's delay per decision (R7.2)."""
     first_rating: PlayerRating | None
-    """The first seat's rating now; null for a guest (issue 11 item 6)."""
+    """The first seat's rating now; null for a guest (PROTOCOL.md "GET /api/lobby")."""
     first_profile: str | None
     """Each seat's player's profile page (``/@/…``); null for an empty seat."""
     second_profile: str | None
     ended_at_ms: int | None
     """Wall-clock ms of the match's end; null while it is live."""
     bot_level: int | None = None
-    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    """The level (1-5) of the computer in the second seat; null against a person (PROTOCOL.md "POST
+    /api/matches")."""
 
 
 class LobbyRematch(WireModel):
