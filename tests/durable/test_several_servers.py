@@ -1,4 +1,5 @@
-"""Several server processes on one database (issue 13 items 1 and 3), on SQLite and PostgreSQL.
+"""Several server processes on one database (PROTOCOL.md "Several servers on one database"), on
+SQLite and PostgreSQL.
 
 Each ``specbid serve`` owns the matches it made through its lease (``store.leases``): a second
 server starting beside the first aborts nothing of its; when one is killed, the other ends its

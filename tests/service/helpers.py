@@ -39,7 +39,6 @@ from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, monotonic_ms
 from spectacular_bid.web.room import Room, Rooms, RoomSettings
 from spectacular_bid.web.subscriber import Subscriber
-from waiting import until
 
 FIRST, SECOND = Seat.FIRST, Seat.SECOND
 ANN = Player("player-ann", "Ann")
@@ -347,11 +346,6 @@ def tiles_named(message: JSON) -> set[Tile]:
 
 
 # -- waiting and refusals --------------------------------------------------------------------
-
-
-wait_until = until
-"""The shared :func:`waiting.until` under its old name, for a module another change is editing
-now (``test_telemetry.py``); the next pass renames it there and removes this line."""
 
 
 async def refused(request: Awaitable[object]) -> Rejection:

@@ -1,10 +1,10 @@
 """How many live matches this machine can time well, estimated when ``specbid serve`` starts and
 again while it runs (``service.live_cap``).
 
-Admission control (issue 10 item 1) reads the loop's lag, which shows harm only once it is
-done, and a burst of new matches arrives faster than any lag can build: offered 4,000 at once,
-a server admitted all 4,000 in 10 s and then timed them at p99 0.9 s. Only a count of live
-matches can turn a burst away, and its right size depends on the machine. So the server times
+Admission control (PROTOCOL.md "When the server is busy") reads the loop's lag, which shows harm
+only once it is done, and a burst of new matches arrives faster than any lag can build: offered
+4,000 at once, a server admitted all 4,000 in 10 s and then timed them at p99 0.9 s. Only a count of
+live matches can turn a burst away, and its right size depends on the machine. So the server times
 the rules engine for a moment at start-up, before it listens, and scales that; and again every
 ``capacity_reestimate_s`` while it runs, off the loop.
 

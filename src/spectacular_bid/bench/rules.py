@@ -1,4 +1,5 @@
-"""``specbid bench rules``: complete random matches through the public engine API (issue 2).
+"""``specbid bench rules``: complete random matches through the public engine API (README "Other
+commands").
 
 Every legal action is chosen uniformly at random and every round is dealt from a fresh shuffle,
 so the figures describe the real rules path: ``legal_actions`` then ``apply`` with its events.

@@ -1,4 +1,5 @@
-"""Admission control (issue 10 item 1): refuse new work before the live matches suffer.
+"""Admission control (PROTOCOL.md "When the server is busy"): refuse new work before the live
+matches suffer.
 
 A server offered more matches than it can time must not let every match's clock degrade until
 the D5 monitor aborts them all as timing failures. So new matches are refused with
@@ -25,7 +26,7 @@ blocking call on the loop.
 Once busy, the server stays busy for :data:`HOLD_MS` after the last busy reading, so a burst of
 creations does not slip through between two ticks (hysteresis).
 
-A server that is **draining** (asked to stop, issue 13 item 7: ``web/drain.py``) is busy for good:
+A server that is **draining** (asked to stop: ``web/drain.py``) is busy for good:
 it takes no new match, so a client retries and, through the proxy, reaches a server that stays,
 while the matches already here play on to their end.
 """

@@ -1,5 +1,5 @@
-"""Failover (issue 13 item 3): a live server ends the matches of a peer that died, and learns
-when it has itself been taken over.
+"""Failover (PROTOCOL.md "Several servers on one database"): a live server ends the matches of a
+peer that died, and learns when it has itself been taken over.
 
 A server killed or cut off leaves its live matches in the store with nobody timing them. Every
 :data:`~spectacular_bid.service.settings.ServiceSettings.orphan_scan_ms` each server claims the
@@ -60,7 +60,7 @@ class Failover:
         """The peers' matches this server ended, for tests and the log."""
         self.on_ended: list[Callable[[list[str]], None]] = []
         """Told the ids of each scan's ended matches: the relay tells their sockets on every
-        process at once (issue 13 item 3), rather than when each notices the owner gone."""
+        process at once, rather than when each notices the owner gone."""
         self.on_registered: list[Callable[[str], Awaitable[None]]] = []
         """Told this server's new id once it registered again (the relay listens under it)."""
 

@@ -1,7 +1,7 @@
 """Crash safety (D5): end every match that no live server runs any more.
 
 Such a match was left waiting or active by a server that stopped — this process's previous run,
-or a peer on the same database whose lease ran out (issue 13 items 1 and 3; ``store.leases``
+or a peer on the same database whose lease ran out (``store.leases``
 says how each is claimed by exactly one server) — so its clocks were not measured for a while:
 a proven timing failure (R7.9). Each server ends them at its start and then, within a second or
 so, whenever a peer dies (``service.failover``). Its stored versions are re-run

@@ -1,4 +1,5 @@
-"""What the service tells its operators (issue 13 item 7): measurements, and whose match it is.
+"""What the service tells its operators (PROTOCOL.md "Probes and metrics"): measurements, and whose
+match it is.
 
 The service and the store measure the few things an operator of several replicas needs to see —
 how long a command waits from its arrival to its stored version, how late a flag falls, how late

@@ -1,4 +1,5 @@
-"""Server leases: each live match is owned by exactly one server process (issue 13 item 1).
+"""Server leases: each live match is owned by exactly one server process (PROTOCOL.md "Several
+servers on one database").
 
 Several server processes may share one database. A match's state lives in the memory of the
 process that runs it, so exactly one process may write its versions; two writers would fork its
@@ -237,7 +238,7 @@ class Lease:
 
 async def owner_of(conn: AsyncConnection, match_id: str, statuses: tuple[str, ...]) -> str | None:
     """The live server that runs the match ``match_id`` while its status is one of
-    ``statuses``: where its sockets' commands go (issue 13 item 2)."""
+    ``statuses``: where its sockets' commands go."""
     result = await conn.execute(_owner_query(statuses), {"match_id": match_id})
     found: str | None = result.scalar_one_or_none()
     return found

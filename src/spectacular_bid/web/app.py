@@ -1,11 +1,12 @@
-"""The composition root: the only place that builds the store and the match service (STYLE rule 1).
+"""The composition root: the only place that builds the store and the match service, so every
+dependency points inward.
 
 ``create_app`` wires the store — the one it is given (tests pass an ``InMemoryStore``), else a
-:class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite
-file in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings,
-the routers and the error envelope, and the operations kit (issue 13 item 7): the probes and the
-Prometheus metrics that the service and the store feed. For the lifetime of the app it runs the
-store (its database locked against a second server first, then its schema brought to the
+:class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite file
+in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings, the
+routers and the error envelope, and the operations kit (PROTOCOL.md "Probes and metrics"): the
+probes and the Prometheus metrics that the service and the store feed. For the lifetime of the app
+it runs the store (its database locked against a second server first, then its schema brought to the
 migrations' head, or checked to be there), then the service: its start-up recovery (D5), its lag
 monitor and its match actors.
 """
@@ -160,7 +161,7 @@ def create_app(
 
 
 def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> None:
-    """What ``/readyz`` and ``/metrics`` read (issue 13 item 7): the store, the optional
+    """What ``/readyz`` and ``/metrics`` read: the store, the optional
     dependencies (Redis, when the relay runs, is added to them) and the metrics, whose gauges
     read the sockets, the live matches and the drain at each scrape."""
     service: MatchService = app.state.service
@@ -234,7 +235,7 @@ async def open_database(database: SqlStore, *, upgrade: bool) -> AsyncIterator[N
     The schema is brought to head (or, with ``upgrade`` false, checked to be there: raises
     :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`), then the store started: it
     takes this server's lease (``store.leases``), so other servers on the same database go on
-    with their own matches (issue 13 item 1). At the end the store is closed, its last writes
+    with their own matches. At the end the store is closed, its last writes
     in before the lease is given up.
     """
     try:
@@ -284,8 +285,8 @@ def _relaying(
     rooms: Rooms,
     metrics: Metrics,
 ) -> Relaying | None:
-    """The relay between server processes (issue 13 item 2): with Redis and a database of
-    several servers only; a process alone runs without it (issue 13 item 5)."""
+    """The relay between server processes (PROTOCOL.md "Several servers on one database"): with
+    Redis and a database of several servers only; a process alone runs without it."""
     url = resolve_redis_url(settings.redis_url)
     if url is None or database is None or database.server_id is None:
         return None
@@ -298,7 +299,7 @@ def _sql_store(settings: WebSettings, metrics: Metrics) -> SqlStore:
     """The store on the database the settings name, its commits timed into ``metrics``."""
     url = resolve_url(settings.database_url, settings.data_dir)
     engine = create_engine(url, make_folder=False)
-    lease = Lease.new(settings.lease_ms)  # this server's own matches (issue 13 item 1)
+    lease = Lease.new(settings.lease_ms)  # this server's own matches
     return SqlStore(engine, owns_engine=True, lease=lease, telemetry=metrics)
 
 

@@ -1,4 +1,4 @@
-"""The garbage collector kept from stopping the server for long (issue 10 item 2).
+"""The garbage collector kept from stopping the server for long (README "Under load and abuse").
 
 CPython's cycle collector stops the whole process while it walks every tracked object of the
 generations it collects. A full collection walks them all: at 1,000 open sockets (about 200
@@ -55,7 +55,7 @@ beside the rounds' 0.5 s. A match's objects accumulate at a few thousand every 1
 10,000 a young collection runs only in a burst (start-up, an import), and walks at most about
 10 ms of objects; a round walks each survivor once."""
 LONG_MS: Final = 50.0
-"""A collection this long is logged as a warning (issue 10's bound on a pause is 100 ms)."""
+"""A collection this long is logged as a warning: half the 100 ms a pause may last."""
 LONG_COLLECTION_LOG: Final = "a long garbage collection took"
 """How that warning starts (``specbid bench server`` lists such lines from its servers' logs)."""
 NEVER: Final = 2**31 - 1

@@ -1,5 +1,5 @@
-"""``/metrics`` in the Prometheus text format (issue 13 item 7): the service's telemetry made
-histograms, and the server's gauges.
+"""``/metrics`` in the Prometheus text format (PROTOCOL.md "Probes and metrics"): the service's
+telemetry made histograms, and the server's gauges.
 
 Each app has its own :class:`~prometheus_client.CollectorRegistry`, not the library's global
 one: the tests make many apps in one process, and two apps registering the same names in one

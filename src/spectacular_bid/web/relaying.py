@@ -1,7 +1,8 @@
-"""The relay's parts for one process, started and stopped together (issue 13 item 2).
+"""The relay's parts for one process, started and stopped together (PROTOCOL.md "Several servers on
+one database").
 
 Only with a bus (``REDIS_URL``) and a store shared by several processes (a server id): one
-process on its own relays nothing and runs exactly as before (issue 13 item 5).
+process on its own relays nothing and runs exactly as before.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class Relaying:
     departure: Departure
     scan_ms: int
     name: str = "redis"
-    """As ``/readyz`` names it among the optional dependencies (issue 13 item 7)."""
+    """As ``/readyz`` names it among the optional dependencies."""
 
     @classmethod
     def new(

@@ -1,4 +1,4 @@
-"""One lobby for every server process (issue 13 item 6).
+"""One lobby for every server process (PROTOCOL.md "Several servers on one database").
 
 Each process knows only the matches it runs. So, while it relays, each puts its own lobby lines
 — open challenges and live matches, with their spectators counted across processes by the

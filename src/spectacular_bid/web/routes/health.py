@@ -1,7 +1,7 @@
 """``/api/health``: how loaded the server is, for operators, load balancers and the benchmark.
 
-It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether
-new matches are being refused now (issue 10 item 1), with the readings behind it.
+It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether new
+matches are being refused now (PROTOCOL.md "When the server is busy"), with the readings behind it.
 Nothing in it is about any one match or player.
 """
 

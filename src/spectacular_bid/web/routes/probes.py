@@ -1,4 +1,4 @@
-"""``/livez`` and ``/readyz``: the two questions a container runtime and a proxy ask (issue 13).
+"""``/livez`` and ``/readyz``: the two questions a container runtime and a proxy ask.
 
 They are different questions with different costs of a wrong answer:
 
