@@ -1,6 +1,6 @@
 """The settings every app and server of the test suite starts with, unless a test sets its own.
 
-The server's defaults guard a real machine against overload and abuse (README "Under load and
+The server's defaults guard a real machine against overload and abuse (OPERATIONS.md "Under load and
 abuse"): new matches are refused while the event loop lags, guests, matches and joins are
 rate-limited per address, and presence is coalesced. A test suite on a busy two-core machine creates
 far more guests and matches from one address than any person would, and its loop lags for reasons of

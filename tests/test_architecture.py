@@ -1,5 +1,5 @@
-"""Imports flow one way (README "Layout"): rules ← clock ← service ← web, and rules ← bots ←
-service (the service seats a computer opponent, PROTOCOL.md "POST /api/matches").
+"""Imports flow one way (ARCHITECTURE.md "Code map"): rules ← clock ← service ← web, and rules ←
+bots ← service (the service seats a computer opponent, PROTOCOL.md "POST /api/matches").
 
 Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
 of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
@@ -429,7 +429,7 @@ def test_checker_on_a_tree_with_a_bad_file(tmp_path: Path) -> None:
     ]
 
 
-# -- the match machine is pure too (README "Layout") -----------------------------------------------
+# -- the match machine is pure too (ARCHITECTURE.md "Code map") ---------------------------------
 
 PURE_SERVICE = frozenset(
     f"{PACKAGE}.service.{name}"

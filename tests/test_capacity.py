@@ -1,4 +1,4 @@
-"""The live-match cap a server takes when none is set (README, "Under load and abuse"):
+"""The live-match cap a server takes when none is set (OPERATIONS.md, "Under load and abuse"):
 estimated from the machine's speed in CPU time (``bench/capacity.py``) at start-up and again
 while the server runs (``service.live_cap``), never in a server made in-process; an explicit
 setting always wins and never changes."""

@@ -1,6 +1,7 @@
 """Comments, docstrings and tests cite what a reader of this repository can open: the rule ids of
-docs/RULES.md (R…, D…) and the sections of README.md and docs/PROTOCOL.md — never the number of
-an issue in a tracker, nor the rules of a style guide kept outside the repository.
+docs/RULES.md (R…, D…) and the sections of README.md and of the other documents in docs/
+(PROTOCOL.md, ARCHITECTURE.md, OPERATIONS.md, BENCHMARKS.md) — never the number of an issue in a
+tracker, nor the rules of a style guide kept outside the repository.
 """
 
 from __future__ import annotations

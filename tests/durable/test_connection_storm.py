@@ -1,5 +1,5 @@
 """PostgreSQL closing the servers' connections again and again (``pg_terminate_backend``) kills
-none of their periodic tasks (``service.periodic``; README, "Running it for real": PostgreSQL
+none of their periodic tasks (``service.periodic``; OPERATIONS.md, "Running it for real": PostgreSQL
 connections dropped): afterwards a SIGTERM still stops the owner cleanly, every live match of
 it handed to its peer, which runs them on."""
 

@@ -1,4 +1,4 @@
-"""A server paused past its lease knows it was fenced off, and comes back (README, "Running
+"""A server paused past its lease knows it was fenced off, and comes back (OPERATIONS.md, "Running
 it for real": a lost lease), on PostgreSQL with the relay on Redis, as several replicas run.
 
 Two real processes. One is stopped (SIGSTOP) past its lease while a match of its stands mid-

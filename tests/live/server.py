@@ -1,7 +1,7 @@
 """A real ``specbid serve`` process on a free port, with its log kept for inspection.
 
 The server gets a fixed deck seed (a test-only setting) and a data folder of its own: the
-``--data-dir`` flag when this version of ``serve`` has it (README "Storage"), and
+``--data-dir`` flag when this version of ``serve`` has it (OPERATIONS.md "Storage"), and
 ``SPECBID_DATA_DIR`` either way. The shell's other ``SPECBID_*`` variables and ``DATABASE_URL`` are
 not passed on.
 """

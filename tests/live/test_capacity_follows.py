@@ -1,4 +1,4 @@
-"""A server's live-match cap follows the machine, not one moment of its start-up (README,
+"""A server's live-match cap follows the machine, not one moment of its start-up (OPERATIONS.md,
 "Under load and abuse").
 
 A server started while a neighbour burns the core it runs on (both pinned to one CPU) is, once

@@ -339,7 +339,7 @@ async def test_r7_5_a_reveal_already_in_effect_is_acknowledged_and_changes_nothi
 async def test_a_command_on_a_server_that_lost_its_lease_is_refused_busy_and_changes_nothing(
     tables: Tables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A peer took this server's lease (README, "Running it for real"): the command's version
+    # A peer took this server's lease (OPERATIONS.md, "Running it for real"): the command's version
     # cannot be stored here; the player is told to try again (where the match now is), not
     # that storage failed.
     table = await dealt(tables)

@@ -1,5 +1,5 @@
-"""The one-reader queue of match actors and sockets (README "Under load and abuse"): first in, first
-out, the reader woken by a put, and nothing held while empty."""
+"""The one-reader queue of match actors and sockets (OPERATIONS.md "Under load and abuse"): first
+in, first out, the reader woken by a put, and nothing held while empty."""
 
 from __future__ import annotations
 

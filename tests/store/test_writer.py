@@ -306,7 +306,7 @@ async def test_a_large_batch_tells_its_callers_a_chunk_per_turn_of_the_loop(
     store: SqlStore,
 ) -> None:
     """Each caller that hears back goes on in the loop's next turn; a batch a slow commit let
-    grow must not make that turn as long as all its callers together (README "Under load and
+    grow must not make that turn as long as all its callers together (OPERATIONS.md "Under load and
     abuse")."""
     matches = [f"m{i}" for i in range(350)]
     await seed(store, *matches)

@@ -1,6 +1,6 @@
-"""The server's own garbage-collection rounds (README "Under load and abuse"): what survives is
-frozen so no collection walks it again, and an ended match leaves no reference cycle that freezing
-would keep alive."""
+"""The server's own garbage-collection rounds (OPERATIONS.md "Under load and abuse"): what survives
+is frozen so no collection walks it again, and an ended match leaves no reference cycle that
+freezing would keep alive."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ async def test_an_ended_match_and_its_sockets_leave_no_reference_cycle(
 ) -> None:
     # A refused command once left its socket in a cycle (the refusal's traceback held the
     # awaiting frame, which held the future, which held the refusal): under load the collector
-    # never sweeps, so a one-hour soak kept every such socket (README "Under load and abuse").
+    # never sweeps, so a one-hour soak kept every such socket (OPERATIONS.md "Under load and
+    # abuse").
     app = create_app(settings.model_copy(update={"finished_ttl_ms": 0}))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)

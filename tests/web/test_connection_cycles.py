@@ -1,5 +1,5 @@
-"""A closed connection leaves no reference cycle behind on a real uvicorn server (README "Under load
-and abuse").
+"""A closed connection leaves no reference cycle behind on a real uvicorn server (OPERATIONS.md
+"Under load and abuse").
 
 Under steady load the server's collector freezes what survives its rounds and never sweeps
 (``web.collector``), so an object kept only by a cycle is kept for ever. A one-hour soak found

@@ -1,5 +1,5 @@
-"""A server whose lease was taken by a peer (README, "Running it for real": a lost lease) knows
-it: ``/readyz`` says why at once, a request that would write is refused ``503 server_busy``
+"""A server whose lease was taken by a peer (OPERATIONS.md, "Running it for real": a lost lease)
+knows it: ``/readyz`` says why at once, a request that would write is refused ``503 server_busy``
 with ``Retry-After`` (never a 500), and the process registers again under a new identity and
 epoch, owning nothing, and is ready again."""
 

@@ -251,7 +251,7 @@ async def test_every_frame_of_whole_matches_validates(mode: MatchMode, seed: int
 
 
 async def test_a_version_everyone_sees_alike_keeps_one_text() -> None:
-    # Memory per resend window (README "Under load and abuse"): equal texts are one object; a
+    # Memory per resend window (OPERATIONS.md "Under load and abuse"): equal texts are one object; a
     # version whose events differ by audience (a deal: each seat sees its own hand) keeps its texts
     # apart.
     from spectacular_bid.web.frames import version_frames

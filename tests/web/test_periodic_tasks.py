@@ -1,4 +1,4 @@
-"""No periodic task dies in silence (``service.periodic``; README, "Running it for real": a
+"""No periodic task dies in silence (``service.periodic``; OPERATIONS.md, "Running it for real": a
 failing task): each of the server's loops is given the raw errors a database driver raises when
 PostgreSQL closes a connection under it, and a plain bug, and its next tick works; each failure
 is logged with the task's name and counted in ``/metrics``; a task failing again and again

@@ -1,5 +1,5 @@
-"""``specbid bench rules``: complete random matches through the public engine API (README "Other
-commands").
+"""``specbid bench rules``: complete random matches through the public engine API (BENCHMARKS.md
+"bench rules").
 
 Every legal action is chosen uniformly at random and every round is dealt from a fresh shuffle,
 so the figures describe the real rules path: ``legal_actions`` then ``apply`` with its events.

@@ -46,8 +46,8 @@ _OPEN_TIMEOUT_S = 60.0
 
 
 class Placement(Enum):
-    """Which server each socket of a match uses when there are several (README "Running it for
-    real")."""
+    """Which server each socket of a match uses when there are several (OPERATIONS.md "Running it
+    for real")."""
 
     APART = "apart"
     """The match is made on its slot's server; the second seat and the spectator use the next

@@ -1,7 +1,8 @@
 """Every action object ``Match.legal_actions`` can hand out, made once at import.
 
 A legal-move list is then a lookup per move on tile ids and place codes, so a random-play
-benchmark or a bot's search measures the rules, not object construction (README "Other commands").
+benchmark or a bot's search measures the rules, not object construction (BENCHMARKS.md "bench
+rules").
 """
 
 from __future__ import annotations

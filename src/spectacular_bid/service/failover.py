@@ -12,8 +12,8 @@ When it finds the lease lost (this process was paused or partitioned past it, an
 its matches), the server must let go of every match it holds in memory: each has been ended by
 the peer, and this server can store nothing more for it. At its next tick it registers again
 under a fresh id and epoch, owning nothing, and takes new matches as any new server would
-(README, "Running it for real": re-registering, not exiting, because a server run by itself, as
-the README's ``specbid serve`` runs it, has no supervisor to start it again).
+(OPERATIONS.md, "Running it for real": re-registering, not exiting, because a server run by itself,
+as ``specbid serve`` runs it, has no supervisor to start it again).
 
 The scan runs as a :class:`~spectacular_bid.service.periodic.Periodic` task: whatever one scan
 raises is logged and counted, and the next scan runs.

@@ -1,5 +1,5 @@
-"""Deploys without losing matches (README "Running it for real"): a stopping server hands its live
-matches to a live peer, which resumes them from the store.
+"""Deploys without losing matches (OPERATIONS.md "Running it for real"): a stopping server hands its
+live matches to a live peer, which resumes them from the store.
 
 **Leaving.** Each live actor records a hand-over version after every input already queued, so
 at a consistent version with no command in flight (``MatchActor.hand_over``): its clocks stand

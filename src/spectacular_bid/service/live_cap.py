@@ -1,4 +1,4 @@
-"""The live-match cap admission control applies (README, "Under load and abuse"): the
+"""The live-match cap admission control applies (OPERATIONS.md, "Under load and abuse"): the
 operator's, or an estimate the server keeps revising while it runs.
 
 Admission refuses new matches on three signals (``service.admission``): the loop's lag and the

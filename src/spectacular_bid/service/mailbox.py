@@ -1,4 +1,4 @@
-"""A queue with a single reader: a match actor's mailbox, a socket's outgoing texts (README
+"""A queue with a single reader: a match actor's mailbox, a socket's outgoing texts (OPERATIONS.md
 "Under load and abuse").
 
 ``asyncio.Queue`` is made for many consumers and for producers that wait: three deques and an

@@ -92,8 +92,8 @@ class MatchService:
         self._live: set[str] = set()
         """The ids of the actors whose match is waiting or being played: admission reads their
         count for every new match, and at the live-match cap for every refused request too
-        (README "Under load and abuse"), so it is kept as each match ends rather than counted across
-        every actor."""
+        (OPERATIONS.md "Under load and abuse"), so it is kept as each match ends rather than counted
+        across every actor."""
         self.residency = Residency(finished_ttl_ms, idle_ttl_ms, self._evict)
         self._closing: set[asyncio.Task[None]] = set()
         self.ended = EndedMatches(store)

@@ -14,7 +14,7 @@ at its next tick. The first failure of a streak is logged with its traceback, th
 the same streak in one line each, and the first run that works again says so. A task that has
 failed :data:`FAILING_AFTER` times in a row makes ``/readyz`` 503, naming it
 (:meth:`TaskHealth.unready_reasons`): a server whose lease is not renewed, or that adopts no
-handed-over match, should get no new players (README, "Running it for real").
+handed-over match, should get no new players (OPERATIONS.md, "Running it for real").
 """
 
 from __future__ import annotations

@@ -323,7 +323,7 @@ class MatchStore(Protocol):
 
     async def register_again(self) -> str | None:
         """After the lease was lost: register this server under a fresh id and epoch, owning
-        nothing, and return the id (README, "Running it for real"). None without leases."""
+        nothing, and return the id (OPERATIONS.md, "Running it for real"). None without leases."""
         ...
 
     async def owner_of(self, match_id: str) -> str | None:

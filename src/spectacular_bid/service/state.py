@@ -1,4 +1,5 @@
-"""A match's state between two commands, and what the match machine gives back (README "Layout").
+"""A match's state between two commands, and what the match machine gives back (ARCHITECTURE.md
+"Code map").
 
 These are the machine's values (``machine.py`` holds the :func:`~spectacular_bid.service.machine
 .step` that makes them): the :class:`MatchState`, the :class:`Entry` one new version records, the

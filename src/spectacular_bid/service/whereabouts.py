@@ -27,8 +27,8 @@ async def locate(
 
     Relaying, a match not at hand is first looked for among the live ones of other processes:
     one query, where reading it as ended first (its header, with the ORM) and then its owner
-    made every socket and join of a match on a peer cost two (README "Other commands"). Only a
-    match no live process runs is then read from its record."""
+    made every socket and join of a match on a peer cost two (BENCHMARKS.md "bench server and bench
+    store"). Only a match no live process runs is then read from its record."""
     if not relaying:
         return await service.find(match_id)
     held = service.at_hand(match_id)

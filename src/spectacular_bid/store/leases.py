@@ -115,7 +115,7 @@ class Lease:
     async def register_again(self, engine: AsyncEngine) -> None:
         """After the lease was lost: a row of a fresh id at epoch 0, its lease from now. The
         old id stays gone (its matches are a peer's now), so nothing can mistake the new
-        process for the one that was fenced off (README, "Running it for real")."""
+        process for the one that was fenced off (OPERATIONS.md, "Running it for real")."""
         self.server_id = secrets.token_hex(16)
         self.epoch = 0
         self.registered = False

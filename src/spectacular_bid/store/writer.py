@@ -3,7 +3,7 @@
 Every write of the store — players, accounts, match headers, rounds, events, ratings — goes through
 one queue and one task. The task takes everything that was queued while its previous commit ran and
 commits it in one transaction (group commit), then resolves each caller's future: a caller hears
-back only once its rows are durable (the durability order, README "Storage"). One writer per
+back only once its rows are durable (the durability order, OPERATIONS.md "Storage"). One writer per
 database also means SQLite never sees two writers of ours at once, and each transaction begins with
 ``BEGIN IMMEDIATE`` (:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked``
 cannot surface.

@@ -1,4 +1,5 @@
-"""The garbage collector kept from stopping the server for long (README "Under load and abuse").
+"""The garbage collector kept from stopping the server for long (OPERATIONS.md "Under load and
+abuse").
 
 CPython's cycle collector stops the whole process while it walks every tracked object of the
 generations it collects. A full collection walks them all: at 1,000 open sockets (about 200

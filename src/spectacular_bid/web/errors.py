@@ -85,8 +85,8 @@ async def _on_rejection(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _on_lease_lost(_request: Request, exc: Exception) -> JSONResponse:
-    """A write that found this server's lease taken (README, "Running it for real"): nothing was
-    stored, and the client is to try again — here once the server registered again, or at
+    """A write that found this server's lease taken (OPERATIONS.md, "Running it for real"): nothing
+    was stored, and the client is to try again — here once the server registered again, or at
     another replica."""
     assert isinstance(exc, LeaseLostError)
     return error_response(

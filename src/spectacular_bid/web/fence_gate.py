@@ -1,4 +1,5 @@
-"""Writes refused at the door while this server may not write (README, "Running it for real").
+"""Writes refused at the door while this server may not write (OPERATIONS.md, "Running it for
+real").
 
 A server whose lease a peer took (it was paused or cut off past it, ``store.leases``) can
 store nothing: every write would fail at the store's fence. From the moment it knows (a write

@@ -351,8 +351,8 @@ class Rooms:
         lapses, PROTOCOL.md "rematch") while the match is in memory: when it leaves memory, its
         sockets close for that reason, and an offer stands on for the archive."""
         self.on_unwatched: Callable[[str], None] | None = None
-        """Called when an ended match's last socket closes (README "Under load and abuse"): it may
-        leave memory."""
+        """Called when an ended match's last socket closes (OPERATIONS.md "Under load and abuse"):
+        it may leave memory."""
         self.on_watched: Callable[[str], None] | None = None
         """Called when a socket opens an ended match that had none: it stays its full time."""
 

@@ -86,7 +86,7 @@ class WebSettings(BaseSettings):
     max_message_bytes: int = Field(default=4096, ge=64)
     """The largest client WebSocket message; uvicorn's ``ws_max_size`` is set to it too."""
 
-    # -- capacity, caps and timeouts (README "Under load and abuse") --
+    # -- capacity, caps and timeouts (OPERATIONS.md "Under load and abuse") --
     max_live_matches: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
     """Admission control: no new match past this many live matches, never changed. ``auto``:
     ``specbid serve`` estimates the machine's speed at start-up and again every

@@ -91,8 +91,8 @@ Close = tuple[int, str]
 
 
 class MatchSocketEndpoint:
-    """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (README "Under load and
-    abuse").
+    """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (OPERATIONS.md "Under load
+    and abuse").
 
     Through FastAPI every open socket kept its whole call chain suspended: the application and
     its middleware, routing, dependency solving, six exit stacks, the exception wrappers — about

@@ -55,7 +55,8 @@ class Health(WireModel):
     """The most live matches admitted at once now; null: no cap."""
     max_live_matches_source: Literal["operator", "estimate"] | None
     """Where that cap comes from: the operator's setting, never changed, or the server's
-    estimate of the machine's speed, revised while it runs (README, "Under load and abuse")."""
+    estimate of the machine's speed, revised while it runs (OPERATIONS.md, "Under load and
+    abuse")."""
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""

@@ -7,8 +7,8 @@ They are different questions with different costs of a wrong answer:
   restarted (its live matches would end aborted, D5).
 - **ready** — should the proxy send this replica new players? Not while its database is
   unreachable or not at the migrations' head, nor while it drains before a stop, nor while its
-  lease is lost or past its term (README, "Running it for real"), nor while a periodic task keeps
-  failing (``service.periodic``). Those are
+  lease is lost or past its term (OPERATIONS.md, "Running it for real"), nor while a periodic task
+  keeps failing (``service.periodic``). Those are
   ``503`` with every reason. A dependency the replica can serve without (Redis, once the relay
   between replicas uses it) makes it ``degraded``, not unready: a ``200`` that names it, so a
   failing relay does not take every replica out of the proxy at once.
