@@ -1,4 +1,5 @@
-"""Every record a real server wrote in a test replays through the match machine (issue 9).
+"""Every record a real server wrote in a test replays through the match machine (PROTOCOL.md "The
+version rule").
 
 The in-process suites check their in-memory stores after each test (``tests/service/replayed.py``);
 the suites that run real ``specbid serve`` processes (live, browser) call :func:`check_folder` on

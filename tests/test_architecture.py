@@ -1,5 +1,5 @@
-"""Imports flow one way (STYLE.md, rule 1): rules ← clock ← service ← web, and rules ← bots ←
-service (the service seats a computer opponent, issue 14).
+"""Imports flow one way (ARCHITECTURE.md "Code map"): rules ← clock ← service ← web, and rules ←
+bots ← service (the service seats a computer opponent, PROTOCOL.md "POST /api/matches").
 
 Every module under ``src/spectacular_bid`` is parsed with :mod:`ast` (nothing is imported) and each
 of its imports is checked against :data:`LAYERS`, a table with one row per top-level part of the
@@ -7,7 +7,7 @@ package. A new package or module needs a row before this test passes, so it slot
 
 The rules engine is pure: standard library only, and within it none of :data:`IMPURE_STDLIB`
 (no I/O, no clock reads, no global randomness, no concurrency), so that every match replays from
-its record (STYLE.md, rule 2).
+its record (R2.1, PROTOCOL.md "Replays and ended matches").
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _layer(
 
 METRICS_LIBRARIES = frozenset({"prometheus_client"})
 """The service and the store report what they measure through ``service/telemetry.py``, a plain
-interface; the metrics library is the web layer's (issue 13 item 7)."""
+interface; the metrics library is the web layer's (PROTOCOL.md "Probes and metrics")."""
 
 
 ROOT = "(package root)"
@@ -429,7 +429,7 @@ def test_checker_on_a_tree_with_a_bad_file(tmp_path: Path) -> None:
     ]
 
 
-# -- the match machine is pure too (issue 9 §1) -----------------------------------------------
+# -- the match machine is pure too (ARCHITECTURE.md "Code map") ---------------------------------
 
 PURE_SERVICE = frozenset(
     f"{PACKAGE}.service.{name}"
@@ -448,6 +448,7 @@ PURE_SERVICE = frozenset(
         "history",
         "ratings",
         "suspension",
+        "pairing",
     )
 )
 """The match machine and every module it stands on: like the rules, no asyncio, no clock reads,
@@ -500,7 +501,8 @@ def test_the_purity_check_catches(source: str, expected: str) -> None:
     assert expected in problems[0]
 
 
-# -- the bots are pure too, and reach no live match (issue 14) ------------------------------------
+# -- the bots are pure too, and reach no live match (PROTOCOL.md "POST /api/matches")
+# ------------------------------------
 
 BOTS_RANDOM_USE = frozenset({"Random"})
 """A bot may name ``random.Random`` (the generator it is given, or one seeded from it), and
@@ -569,3 +571,193 @@ def test_rules_never_import_bots() -> None:
     assert check_source(f"{PACKAGE}.rules.match", "from spectacular_bid.bots import decide\n") == [
         f"{PACKAGE}.rules.match:1 imports {PACKAGE}.bots: rules may not import bots"
     ]
+
+
+# -- no import cycle ---------------------------------------------------------------------------
+
+
+def import_graph(src: Path = SRC) -> dict[str, set[str]]:
+    """Each module of the package under ``src`` and the package's modules it imports.
+
+    Every import counts, wherever it is written: one under ``if TYPE_CHECKING:`` or inside a
+    function is still a dependency a reader has to hold in mind, and a deferred import is how a
+    cycle hides. An import of a name is an edge to the module that defines it (the longest known
+    prefix of its dotted name).
+    """
+    modules = source_modules(src)
+    known = frozenset(name for name, _, _ in modules)
+    graph: dict[str, set[str]] = {}
+    for name, is_package, path in modules:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=name)
+        edges: set[str] = set()
+        for _, imported in imported_modules(name, tree, is_package=is_package, known=known):
+            while imported and imported not in known:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                edges.add(imported)
+        graph[name] = edges
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The cycles of ``graph``: its strongly connected parts of more than one module, each
+    sorted, found by Tarjan's algorithm (iteratively, so a long chain cannot exhaust the stack)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    cycles.append(sorted(part))
+    return sorted(cycles)
+
+
+def cycles_within(part: str, graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles among the modules of one part of the package (``rules``, ``service``…)."""
+    inside = {name for name in graph if layer_of(name) == part}
+    return import_cycles({name: graph[name] & inside for name in inside})
+
+
+KNOWN_CYCLES: dict[str, str] = {
+    "service": "service.matches and service.rematches import each other: MatchService reaches "
+    "the rematches and they reach it back. Remove this entry when the routes get the services "
+    "they need by dependency instead of through MatchService.",
+}
+"""Parts of the package with an import cycle today, each with what it is. Each is a strict xfail:
+the day its cycle is gone the test passes, the xfail fails, and the entry must be deleted."""
+
+PARTS = sorted({layer_of(name) for name, _, _ in source_modules()} - {ROOT, "clock", "__main__"})
+"""Every package under ``src/spectacular_bid`` (a lone module cannot hold a cycle by itself)."""
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        pytest.param(part, marks=pytest.mark.xfail(reason=KNOWN_CYCLES[part], strict=True))
+        if part in KNOWN_CYCLES
+        else part
+        for part in PARTS
+    ],
+)
+def test_no_import_cycle_within(part: str) -> None:
+    graph = import_graph()
+    assert any(layer_of(name) == part for name in graph)  # the part exists: no vacuous pass
+    assert cycles_within(part, graph) == []
+
+
+def test_the_parts_import_one_way() -> None:
+    # A cycle between parts would need one in LAYERS: it is a one-way table (each row may name
+    # itself, which is the part's own modules, checked above).
+    between = {part: set(layer.internal) - {part} for part, layer in LAYERS.items()}
+    assert import_cycles(between) == []
+    assert set(PARTS) >= {"rules", "bots", "service", "web"}
+
+
+def test_the_cycle_finder_sees_every_kind_of_import(tmp_path: Path) -> None:
+    # A TYPE_CHECKING import and one inside a function count: both closed cycles in the rules.
+    src = tmp_path / PACKAGE
+    (src / "rules").mkdir(parents=True)
+    (src / "__init__.py").write_text("", encoding="utf-8")
+    (src / "rules" / "__init__.py").write_text("", encoding="utf-8")
+    files = {
+        "match": "from .turns import play\n",
+        "turns": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .match import M\n",
+        "board": "def show() -> None:\n    from .notation import text\n",
+        "notation": "from spectacular_bid.rules.board import Board\n",
+        "tiles": "import enum\n",
+        "round": "from . import tiles, board\n",
+    }
+    for name, text in files.items():
+        (src / "rules" / f"{name}.py").write_text(text, encoding="utf-8")
+    rules = f"{PACKAGE}.rules"
+    assert cycles_within("rules", import_graph(src)) == [
+        [f"{rules}.board", f"{rules}.notation"],
+        [f"{rules}.match", f"{rules}.turns"],
+    ]
+
+
+def test_the_cycle_finder_on_a_longer_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "d"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+# -- one definition of the award (R3.5) -------------------------------------------------------
+
+AWARD_HOME = f"{PACKAGE}.rules.board"
+"""The one module that says when an ends sum scores (R3.5): every other module, the bots' ranking
+included, asks :func:`~spectacular_bid.rules.board.award_for`, so the rule cannot drift."""
+
+
+def multiple_of_five_tests(source: str) -> list[int]:
+    """The lines of ``source`` that test ``x % 5 == 0`` (or ``!=``), R3.5's own test."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.BinOp)
+            and isinstance(node.left.op, ast.Mod)
+            and isinstance(node.left.right, ast.Constant)
+            and node.left.right.value == 5
+            and all(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+        ):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_the_award_test_is_written_once() -> None:
+    found = {
+        name: lines
+        for name, _, path in source_modules()
+        if (lines := multiple_of_five_tests(path.read_text(encoding="utf-8")))
+    }
+    assert list(found) == [AWARD_HOME]
+    assert len(found[AWARD_HOME]) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("award = s if s > 0 and s % 5 == 0 else 0\n", [1]),
+        ("x = 1\nok = total % 5 != 0\n", [2]),
+        ("if amount % 5:\n    pass\n", []),
+        ("ok = total % 10 == 0\n", []),
+    ],
+)
+def test_the_award_scan_catches(source: str, expected: list[int]) -> None:
+    assert multiple_of_five_tests(source) == expected

@@ -14,7 +14,7 @@ async def _deaf(times: int, ended: list[str]) -> None:
     dropped = 0
     while True:
         try:
-            await asyncio.sleep(3600)
+            await asyncio.sleep(3600)  # a slot that plays for ever, until cancelled
         except asyncio.CancelledError:
             if dropped == times:
                 ended.append("deaf")
@@ -34,7 +34,7 @@ async def test_a_slot_that_drops_its_cancellations_is_ended_too() -> None:
         asyncio.create_task(_deaf(3, ended)),
         asyncio.create_task(_failing()),
     ]
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: every slot reaches its await
     loop = asyncio.get_running_loop()
     started = loop.time()
 
@@ -46,7 +46,7 @@ async def test_a_slot_that_drops_its_cancellations_is_ended_too() -> None:
         for _ in range(5):  # what a failed run left is ended here, not left to hang the test
             for task in [ending, *tasks]:
                 task.cancel()
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # one turn of the loop: each cancellation is delivered
 
     assert all(task.done() for task in tasks)
     assert ended == ["deaf"] * 3

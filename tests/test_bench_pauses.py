@@ -1,4 +1,4 @@
-"""The longest loop stall of a long window is not lost (issue 10, the one-hour run's
+"""The longest loop stall of a long window is not lost (the one-hour run's
 ``max_pause_ms``): a server lists only its latest stalls, so the load generator reads them all
 through the window, not once at its end."""
 

@@ -1,6 +1,6 @@
-"""Where ``specbid bench server`` puts each match's sockets over several processes (issue 13):
-``apart`` relays the second seat and the spectator, ``owner`` relays nothing, so that the two
-runs of one load price the relay."""
+"""Where ``specbid bench server`` puts each match's sockets over several processes (OPERATIONS.md
+"Running it for real"): ``apart`` relays the second seat and the spectator, ``owner`` relays
+nothing, so that the two runs of one load price the relay."""
 
 from __future__ import annotations
 

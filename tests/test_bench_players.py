@@ -14,6 +14,7 @@ import pytest
 
 from spectacular_bid.bench.lean_socket import LeanSocket
 from spectacular_bid.bench.server_players import RATE_LIMITED_PAUSE_S, Player, Stats
+from waiting import until
 
 
 class Socket:
@@ -43,9 +44,9 @@ def test_a_refused_command_is_decided_again(code: str) -> None:
         socket = Socket()
         player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
         player.on_text(_state(7))
-        await asyncio.sleep(0.01)
+        await until(lambda: len(socket.sent) == 1, what="the first decision")
         player.on_text(_error(code, version=7))
-        await asyncio.sleep(0.01)
+        await until(lambda: len(socket.sent) == 2, what="the decision again")
         return socket.sent
 
     sent = asyncio.run(play())
@@ -62,11 +63,11 @@ def test_a_rate_limited_seat_waits_before_it_decides_again() -> None:
         socket = Socket()
         player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
         player.on_text(_state(7))
-        await asyncio.sleep(0.01)
+        await until(lambda: len(socket.sent) == 1, what="the first decision")
         player.on_text(_error("rate_limited", version=7))
-        await asyncio.sleep(RATE_LIMITED_PAUSE_S / 2)
+        await asyncio.sleep(RATE_LIMITED_PAUSE_S / 2)  # the time under test: half the pause
         early = list(socket.sent)
-        await asyncio.sleep(RATE_LIMITED_PAUSE_S)
+        await until(lambda: len(socket.sent) == 2, what="the decision after the pause")
         return early, socket.sent
 
     early, sent = asyncio.run(play())
@@ -81,7 +82,7 @@ def test_a_refusal_before_any_state_sends_nothing() -> None:
         socket = Socket()
         player = Player(cast(LeanSocket, socket), "m1", Stats(), (0, 0), random.Random(1))
         player.on_text(_error("rate_limited"))
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # a window for a wrong send: nothing may come in it
         return socket.sent
 
     assert asyncio.run(play()) == []
@@ -97,7 +98,8 @@ def test_only_the_newest_decision_is_sent(think_ms: tuple[int, int]) -> None:
         player = Player(cast(LeanSocket, socket), "m1", Stats(), think_ms, random.Random(1))
         player.on_text(_state(7))
         player.on_text(_state(8))
-        await asyncio.sleep(0.05)
+        await until(lambda: socket.sent, what="a decision")
+        await asyncio.sleep(0.05)  # a window for a second, wrong send: nothing may come in it
         return socket.sent
 
     sent = asyncio.run(play())
@@ -124,10 +126,11 @@ def test_a_passive_seat_decides_once_and_then_lets_its_clock_run_out() -> None:
         legal = {"plays": [], "can_draw": False, "can_decline": True, "bids": [{"amount": 15}]}
         seat.on_text(_update(7, legal))
         seat.on_text(_update(7, legal))  # the same view again (a resync): still one decision
-        await asyncio.sleep(0.01)  # not after a think time: its clock may be short
+        # Not after a think time: its clock may be short.
+        await until(lambda: socket.sent, what="the one decision")
         seat.on_text(_update(8, None))  # the opponent's turn
         seat.on_text(_update(9, legal, deadline_ms=9_000))  # its own again: it lets it run out
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # a window for a second, wrong send: nothing may come in it
         return socket.sent
 
     sent = asyncio.run(play())

@@ -1,4 +1,4 @@
-"""The load generator opens its window only on a quiet server loop (issue 10, the soak's
+"""The load generator opens its window only on a quiet server loop (the soak's
 ``max_pause_ms``): a pause the instrument caused must not be measured as the server's."""
 
 from __future__ import annotations

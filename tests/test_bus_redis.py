@@ -1,5 +1,6 @@
-"""The Redis bus (issue 13 item 2) against the real Redis of the machine (``TEST_REDIS_URL``;
-CI sets it, and there a missing Redis fails the run rather than skipping it).
+"""The Redis bus (PROTOCOL.md "Several servers on one database") against the real Redis of the
+machine (``TEST_REDIS_URL``; CI sets it, and there a missing Redis fails the run rather than
+skipping it).
 
 The relay's promise rests on the bus: what one process sends reaches every process listening,
 in the order it was sent; ``listen`` returns only once Redis will deliver the channel's next
@@ -18,6 +19,7 @@ import pytest
 from redis.asyncio import Redis
 
 from spectacular_bid.bus.redis import RedisBus, command, publish_command
+from waiting import until
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
@@ -35,14 +37,6 @@ async def buses() -> AsyncIterator[tuple[RedisBus, RedisBus]]:
     yield pair
     for bus in pair:
         await bus.close()
-
-
-async def until(condition: object, timeout_s: float = 5.0) -> None:
-    assert callable(condition)
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def test_a_command_is_an_array_of_bulk_strings() -> None:
@@ -73,7 +67,7 @@ async def test_a_listen_cancelled_as_redis_confirms_it_is_cancelled() -> None:
     bus = RedisBus("redis://127.0.0.1:1/0")  # never connected: the link is the stand-in
     bus._up, bus._sub = True, Subscribed()  # type: ignore[assignment]
     listening = asyncio.create_task(bus.listen("specbid:test:c", lambda text: None))
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the listener asks to subscribe
     bus._confirming["specbid:test:c"].set_result(None)
     listening.cancel()
     with pytest.raises(asyncio.CancelledError):

@@ -1,6 +1,7 @@
-"""The operations kit's files (issue 13 item 7): the Dockerfile passes hadolint, ``compose.yaml``
-is a valid Compose file (``docker compose config`` where Docker's compose plugin exists, the
-Compose Specification's JSON Schema always), and the facts the drain relies on hold in it and in
+"""The operations kit's files (PROTOCOL.md "Probes and metrics"): the Dockerfile passes hadolint,
+``compose.yaml`` is a valid Compose file (``docker compose config`` where Docker's compose plugin
+exists, the Compose Specification's JSON Schema always), and the facts the drain relies on hold in
+it and in
 ``deploy/haproxy.cfg``. The linters are skipped when their binary is missing, except under CI."""
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from websockets.streams import StreamReader
 from websockets.utils import GUID
 
 from spectacular_bid.bench.lean_socket import LeanSocket, abort_connected, open_socket
+from waiting import until
 
 Handler = Callable[[ServerConnection], Awaitable[None]]
 
@@ -54,7 +55,7 @@ def test_messages_both_ways_fragments_and_pings_then_the_servers_close_code() ->
         async with serving(handler) as uri:
             socket = await open_socket(uri, 5)
             received = _collect(socket)
-            await asyncio.sleep(0.05)
+            await until(lambda: received, what="the server's first message")
             socket.send('{"type":"start","version":0}')
             await asyncio.wait_for(socket.closed, 5)
             return received, socket.close_code
@@ -320,7 +321,7 @@ async def test_a_close_cancelled_as_the_server_ends_the_connection_is_cancelled(
     run waited minutes for it (``asyncio.timeout`` keeps the cancellation)."""
     socket = LeanSocket("ws://127.0.0.1:1/ws/matches/m1")
     closing = asyncio.create_task(socket.close())
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the close reaches its await
     socket.closed.set_result(None)
     closing.cancel()
     with pytest.raises(asyncio.CancelledError):

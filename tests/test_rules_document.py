@@ -1,4 +1,4 @@
-"""The project's own rules document, ``docs/RULES.md`` (issue 12 item 6: a clone must not depend on
+"""The project's own rules document, ``docs/RULES.md`` (a clone must not depend on
 a file outside it). Every rule id the code and the tests cite is defined there; the rules overlay
 of each language names the same ids; and every worked position of its Appendix B is what the
 engine describes, so the document cannot drift from the game."""

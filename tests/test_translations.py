@@ -1,4 +1,4 @@
-"""The client's three languages (issue 12 item 7): every key is in every language, with the same
+"""The client's three languages: every key is in every language, with the same
 placeholders, none empty; and every key the client names literally (``t("…")``, ``data-i18n``)
 exists. A missing key would show its raw name to a player of that language."""
 
@@ -71,7 +71,7 @@ def test_every_key_the_client_names_exists() -> None:
 
 
 def test_the_ukrainian_strings_fit_any_player() -> None:
-    """No masculine-only forms about a named player (issue 12 item 7)."""
+    """No masculine-only forms about a named player."""
     masculine = re.compile(r"\b(готовий|здався|виклав|став|його годинник)\b")
     found = {key: text for key, text in strings("uk").items() if masculine.search(str(text))}
     assert found == {}

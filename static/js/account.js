@@ -1,4 +1,4 @@
-// The account part of the lobby (issue 11 item 1): a guest saves its name as an account or
+// The account part of the lobby (PROTOCOL.md "Identity"): a guest saves its name as an account or
 // logs in; an account logs out or changes its password. The server judges every password and
 // every name; a form checks only what is its own (a confirmation that differs, an empty field)
 // and shows the server's answer inline. After a change of identity the lobby re-reads the

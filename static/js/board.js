@@ -40,7 +40,7 @@ export function boundsFor(widthPx, heightPx) {
 function scoringMarkers(board, ports) {
   // Pair each scoring end [tile, value] with one open place of that tile; the others are hollow,
   // but for a double already counted whole (the opening double's both line ends are one end,
-  // counted once: issue 12 item 6), which shows its count once and nothing at its other end.
+  // counted once), which shows its count once and nothing at its other end.
   const left = (board.scoring_ends || []).map(([tile, value]) => ({ tile, value }));
   const counted = new Set();
   const markers = [];
@@ -133,7 +133,7 @@ export function renderBoard(svg, board, options = {}) {
   if (board) {
     for (const m of scoringMarkers(board, ports)) {
       const spot = spots.get(m.name);
-      // A place's count never hides under the target on it (issue 12 item 6): past its far end.
+      // A place's count never hides under the target on it: past its far end.
       const pt = spot ? beyond(spot) : markerPoint(m.port);
       extend(box, { x0: pt.x - 0.35, y0: pt.y - 0.35, x1: pt.x + 0.35, y1: pt.y + 0.35 });
       if (m.value === null) {
@@ -227,7 +227,7 @@ function viewSize(svg, viewPx) {
 
 const MIN_TARGET_PX = 44;
 
-/** A place target is at least 44×44 CSS px however small the board is drawn (issue 12 item 2):
+/** A place target is at least 44×44 CSS px however small the board is drawn:
  * its invisible hit area grows around it, in board units at the scale the board is shown. */
 function growTargets(svg, targets) {
   if (!targets.length || !svg.getScreenCTM) return;

@@ -76,7 +76,7 @@ export class ChatPanel {
     this.audience = null;
     this.viewer = null;
     this.ended = false;
-    this.facesComputer = false; // the computer reads no chat: no players' channel (issue 14)
+    this.facesComputer = false; // the computer reads no chat: no players' channel
     this.build();
   }
 

@@ -44,8 +44,10 @@ export function clockElement(seat) {
   );
 }
 
-/** Refresh a seat's clock element from the store's last reading. */
-export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 10000, name = "" } = {}) {
+/** Refresh a seat's clock element from the store's last reading. fullDelayMs is the delay
+ * ring's full length, the decision's whole delay as the server set it (when not given, the
+ * reading's own delay: a full ring). */
+export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 0, name = "" } = {}) {
   if (!el || !match) return;
   const r = clockReading(match, elapsedMs, seat);
   const flagged = match.result && match.result.reason === "time" && match.result.winner && match.result.winner !== seat;
@@ -53,14 +55,14 @@ export function paintClock(el, match, elapsedMs, seat, { fullDelayMs = 10000, na
   const bankText = mmss(r.bankMs);
   const bank = el.querySelector(".clock-bank");
   if (bank.textContent !== bankText) bank.textContent = bankText;
-  // Labelled, so that the delay beside it does not read as an increment (issue 12 item 4).
+  // Labelled, so that the delay beside it does not read as an increment (PROTOCOL.md "Clocks").
   const bankLabel = el.querySelector(".clock-bank-label");
   if (bankLabel.textContent !== t("clock.bank")) bankLabel.textContent = t("clock.bank");
   setAttr(el, "data-running", r.running ? "true" : "false");
   setAttr(el, "data-low", low ? "true" : "false");
   setAttr(el, "data-flagged", flagged ? "true" : null);
   setAttr(el, "data-in-delay", r.running && r.delayMs > 0 ? "true" : "false");
-  const full = Math.max(fullDelayMs, 1);
+  const full = Math.max(fullDelayMs, r.delayMs, 1);
   const fraction = r.running ? Math.min(1, r.delayMs / full) : 0;
   el.querySelector(".ring-fill").setAttribute("stroke-dasharray", `${(fraction * 100).toFixed(2)} 100`);
   const delayText = r.running && r.delayMs > 0 ? t("clock.delay_short", { s: Math.ceil(r.delayMs / 1000) }) : "";

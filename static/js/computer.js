@@ -1,6 +1,7 @@
-// The computer opponent as the client shows it (issue 14 items 1 and 4): its name at a level,
-// wherever the server marks a seat as the computer's (`bot_level` on a match, a lobby or archive
-// line, a profile), and the lobby's choice of a level to play. What a level does is the server's.
+// The computer opponent as the client shows it (PROTOCOL.md "POST /api/matches"): its name at a
+// level, wherever the server marks a seat as the computer's (`bot_level` on a match, a lobby or
+// archive line, a profile), and the lobby's choice of a level to play. What a level does is the
+// server's.
 
 import { h } from "./dom.js";
 import { t, num } from "./i18n.js";

@@ -1,4 +1,4 @@
-// An in-page confirmation (issue 12 item 6: Resign asked through window.confirm, which blocks the
+// An in-page confirmation (Resign asked through window.confirm, which blocks the
 // page, cannot be styled, and in some browsers can be switched off for good by the player). The
 // question shows in a box of the page with two buttons; Escape or a click elsewhere in the page
 // answers no. One question at a time: asking again replaces the open one (answered no).

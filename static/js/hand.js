@@ -2,7 +2,7 @@
 // tiles (from the server's legal.plays) are marked, the rest aria-disabled. The hand is dimmed
 // only while a tile is to be placed, and then only the tiles that cannot be: the rest of the
 // time — the opponent's turn, the auction — it is needed to think, so it stays fully readable
-// (issue 12 item 4).
+// (PROTOCOL.md "Clocks").
 
 import { h, setAttr, tileLabel } from "./dom.js";
 import { t } from "./i18n.js";

@@ -6,16 +6,16 @@
 
 import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
-import { ApiError, createGuest, createMatch, declineRematch, joinMatch, offerRematch, readLobby, whoAmI } from "./api.js";
+import { ApiError, createGuest, createMatch, joinMatch, readLobby, whoAmI } from "./api.js";
 import { navigate } from "./router.js";
 import { toast } from "./announce.js";
 import { icon } from "./icons.js";
 import { AccountPanel } from "./account.js";
-import { TimeControlPicker, controlTag } from "./timecontrol.js";
-import { ratingTag } from "./rating.js";
-import { ComputerPicker, computerSeatName } from "./computer.js";
+import { TimeControlPicker, secondsLabel } from "./timecontrol.js";
+import { ComputerPicker } from "./computer.js";
 import { BusyRetry } from "./busyretry.js";
-import { FinishedList, ago, meta, withName } from "./lobbylists.js";
+import { FinishedList, LobbyLists } from "./lobbylists.js";
+import { SharedNamesForm } from "./sharedform.js";
 
 const POLL_MS = 2500;
 const NAME_KEY = "specbid.name";
@@ -46,10 +46,14 @@ class Lobby {
     this.retry = new BusyRetry();
     this.finished = new FinishedList();
     this.cleanups = [];
-    this.listKeys = new Map();
+    this.lists = new LobbyLists({
+      accept: (id) => this.accept(id),
+      answerRematch: (endedId, call) => this.answerRematch(endedId, call),
+    });
     this.account = new AccountPanel(() => this.sessionChanged());
     this.timeControl = new TimeControlPicker();
     this.computer = new ComputerPicker((level) => this.create("bot", { level }));
+    this.shared = new SharedNamesForm((fields) => this.create("shared", fields));
   }
 
   async start() {
@@ -101,6 +105,8 @@ class Lobby {
     try {
       this.data = await readLobby();
       if (this.destroyed) return;
+      this.timeControl.configure(this.data.time_controls);
+      this.renderClockFact();
       this.renderLists();
       this.setStale(false);
     } catch {
@@ -136,10 +142,10 @@ class Lobby {
         h("span", { class: "mode-icon", "aria-hidden": "true" }, icon(iconName)),
         h("span", { class: "mode-title", "data-i18n": titleKey }),
         h("span", { class: "mode-text", "data-i18n": textKey }));
-      button.addEventListener("click", () => (mode === "shared" ? this.openSharedForm() : this.create(mode)));
+      button.addEventListener("click", () => (mode === "shared" ? this.shared.open(this.root.querySelector("#name-input").value.trim()) : this.create(mode)));
       return button;
     };
-    const sharedForm = this.sharedNamesForm();
+    const sharedForm = this.shared.el;
 
     const list = (id, titleKey, emptyKey) =>
       h("section", { class: "card list-card", "aria-labelledby": `${id}-title` },
@@ -156,7 +162,7 @@ class Lobby {
           h("ul", { class: "hero-facts" },
             h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("chip")), h("span", { "data-i18n": "lobby.fact_points" })),
             h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("fives")), h("span", { "data-i18n": "lobby.fact_fives" })),
-            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("clock")), h("span", { "data-i18n": "lobby.fact_clock" }))),
+            h("li", {}, h("span", { class: "fact-icon", "aria-hidden": "true" }, icon("clock")), h("span", { id: "fact-clock" }))),
           h("button", { type: "button", class: "btn btn-ghost", "data-action": "rules", "data-i18n": "lobby.read_rules" })),
         h("div", { class: "card start-card" },
           h("h2", { class: "card-title", "data-i18n": "lobby.start_title" }),
@@ -191,13 +197,21 @@ class Lobby {
     input.placeholder = t("lobby.name_placeholder");
     document.title = `${t("lobby.page_title")} — ${t("app.name")}`;
     this.timeControl.render();
+    this.renderClockFact();
     this.computer.render();
     this.retry.render();
     this.renderIdentity();
     this.renderLists();
   }
 
-  setStale(stale) {
+  /** "120 s of bank for the match, 10 s of delay per decision": the server's own control. */
+  renderClockFact() {
+    const fact = this.root && this.root.querySelector("#fact-clock");
+    const own = this.timeControl.own();
+    if (fact) fact.textContent = own ? t("lobby.fact_clock", { bank: secondsLabel(own.bank_ms), delay: secondsLabel(own.delay_ms) }) : "";
+  }
+
+    setStale(stale) {
     const el = this.root && this.root.querySelector(".lobby-stale");
     if (el) el.hidden = !stale;
   }
@@ -259,50 +273,6 @@ class Lobby {
       return false;
     }
     return this.saveName();
-  }
-
-  /** The names of the two people at a shared device, typed before the match is made. */
-  sharedNamesForm() {
-    const field = (id, key) => h("label", { class: "shared-name", for: id },
-      h("span", { class: "field-label", "data-i18n": key }),
-      h("input", { id, class: "text-input", type: "text", maxlength: "24", autocomplete: "off", spellcheck: "false" }));
-    const form = h("form", { id: "shared-form", class: "shared-form", hidden: true, novalidate: true },
-      h("p", { class: "shared-form-title", "data-i18n": "lobby.shared_names" }),
-      h("div", { class: "shared-names" }, field("shared-first", "lobby.shared_first"), field("shared-second", "lobby.shared_second")),
-      h("button", { type: "submit", class: "btn btn-primary", "data-action": "start-shared", "data-i18n": "lobby.shared_start" }));
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      this.createShared();
-    });
-    return form;
-  }
-
-  openSharedForm() {
-    const form = this.root.querySelector("#shared-form");
-    form.hidden = false;
-    const first = form.querySelector("#shared-first");
-    if (!first.value) first.value = this.root.querySelector("#name-input").value.trim();
-    form.querySelector(first.value ? "#shared-second" : "#shared-first").focus();
-  }
-
-  /** A shared-device match under the two typed names, or the device's own name on both seats
-   * when none is typed; one name alone, or the same name twice, is asked again. */
-  async createShared() {
-    const form = this.root.querySelector("#shared-form");
-    const first = form.querySelector("#shared-first").value.trim();
-    const second = form.querySelector("#shared-second").value.trim();
-    if (!first && !second) return this.create("shared");
-    if (!first || !second) {
-      toast(t("lobby.shared_names_both"), "error");
-      form.querySelector(first ? "#shared-second" : "#shared-first").focus();
-      return undefined;
-    }
-    if (first.toLocaleLowerCase() === second.toLocaleLowerCase()) {
-      toast(t("lobby.shared_names_differ"), "error");
-      form.querySelector("#shared-second").focus();
-      return undefined;
-    }
-    return this.create("shared", { names: { first, second } });
   }
 
   /** Start an action (a creation, a join, an accepted rematch) unless one is under way; a
@@ -376,76 +346,7 @@ class Lobby {
 
   renderLists() {
     if (!this.root || !this.data) return;
-    const data = this.data;
-    const myName = this.me ? this.me.name : null;
-    // Minutes, not ms, so that a poll redraws the line only when what it shows changes.
-    const offers = (data.rematch_offers || []).map(({ expires_in_ms: left, ...o }) => ({ ...o, id: o.match_id, minutes: Math.max(1, Math.ceil(left / 60000)) }));
-    this.root.querySelector("#rematch-offers").closest("section").hidden = !offers.length;
-    this.fillList("rematch-offers", offers, (o) => [
-      h("div", { class: "item-main" },
-        h("span", { class: "item-title" }, withName("rematch.offered_by", [h("a", { class: "player-link", href: o.by_profile }, o.by), " ", ratingTag(o, "by_rating")])),
-        h("span", { class: "item-meta" }, meta([controlTag(o), t("rematch.left", { when: inMinutes(o.minutes) })]))),
-      h("div", { class: "item-actions" },
-        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-rematch", onclick: () => this.answerRematch(o.match_id, offerRematch) }, t("rematch.accept")),
-        h("button", { type: "button", class: "btn btn-secondary btn-small", "data-action": "decline-rematch", onclick: () => this.answerRematch(o.match_id, declineRematch) }, t("rematch.decline"))),
-    ]);
-    this.renderInvitations(data.invitations || []);
-    this.fillList("open-challenges", data.open_challenges || [], (m) => {
-      const mine = myName && m.first === myName;
-      return [
-        h("div", { class: "item-main" },
-          h("span", { class: "item-title" }, withName("lobby.challenge_by", [m.first || "?", " ", ratingTag(m, "first_rating")])),
-          h("span", { class: "item-meta" }, meta([controlTag(m), ago(m.created_at_ms)]))),
-        h("div", { class: "item-actions" },
-          mine
-            ? h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.open_yours"))
-            : h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-challenge", onclick: () => this.accept(m.id) }, t("lobby.accept"))),
-      ];
-    });
-    this.fillList("live-matches", data.live || [], (m) => [
-      h("div", { class: "item-main" },
-        h("span", { class: "item-title" }, versus(m)),
-        h("span", { class: "item-meta" },
-          meta([m.round_number > 0 ? t("lobby.round", { n: m.round_number }) : t("lobby.starting"), t(`mode.${m.mode}`), controlTag(m)]),
-          " · ", icon("eye", "icon icon-inline"), h("span", { class: "sr-only" }, t("match.spectators", { n: m.spectators })), ` ${m.spectators}`)),
-      h("div", { class: "item-actions" },
-        h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
-    ]);
-    this.finished.update(data.finished || [], data.finished_next || null);
+    this.lists.render(this.root, this.data, this.me);
+    this.finished.update(this.data.finished || [], this.data.finished_next || null);
   }
-
-  /** D3: invitations made back to this player by a friend who came after theirs expired. */
-  renderInvitations(invitations) {
-    const items = invitations.map((i) => ({ ...i, id: i.match_id }));
-    this.root.querySelector("#invitations-back").closest("section").hidden = !items.length;
-    this.fillList("invitations-back", items, (i) => [
-      h("div", { class: "item-main" },
-        h("span", { class: "item-title" }, withName("late.invited_you", [h("a", { class: "player-link", href: i.by_profile }, i.by), " ", ratingTag(i, "by_rating")])),
-        h("span", { class: "item-meta" }, meta([controlTag(i)]))),
-      h("div", { class: "item-actions" },
-        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-invitation", onclick: () => this.accept(i.match_id) }, t("late.play"))),
-    ]);
-  }
-
-  fillList(id, items, row) {
-    const ul = this.root.querySelector(`#${id}`);
-    // Redraw only on a change, so that a focused button keeps its focus between polls.
-    const key = JSON.stringify([items, document.documentElement.lang, this.me && this.me.name, Math.floor(Date.now() / 60000)]);
-    if (this.listKeys.get(id) === key) return;
-    this.listKeys.set(id, key);
-    if (!items.length) {
-      fill(ul, h("li", { class: "empty" }, t(ul.dataset.emptyKey)));
-      return;
-    }
-    fill(ul, items.map((m) => h("li", { class: "match-item", "data-match-id": m.id }, row(m))));
-  }
-}
-
-function versus(m) {
-  if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
-  return `${m.first || "?"} ${t("lobby.vs")} ${computerSeatName(m, "second") || m.second || "…"}`;
-}
-
-function inMinutes(minutes) {
-  return new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" }).format(minutes, "minute");
 }

@@ -1,14 +1,17 @@
-// The lobby's finished matches (docs/PROTOCOL.md "GET /api/lobby"), and what every lobby list's
-// lines share. The finished list is the server's store, newest first: each poll of the lobby
-// brings its first page, "More" reads the next ones by their cursor, and a poll's fresh first
-// page is joined to the older lines "More" read, so the list grows at its top as matches end and
-// keeps what was shown below.
+// The lobby's lists (docs/PROTOCOL.md "GET /api/lobby"): the finished matches, the others
+// (LobbyLists), and what every list's lines share. The finished list is the server's store,
+// newest first: each poll of the lobby brings its first page, "More" reads the next ones by their
+// cursor, and a poll's fresh first page is joined to the older lines "More" read, so the list
+// grows at its top as matches end and keeps what was shown below.
 
 import { h, fill } from "./dom.js";
 import { t } from "./i18n.js";
-import { ApiError, readFinished } from "./api.js";
+import { ApiError, declineRematch, offerRematch, readFinished } from "./api.js";
 import { toast } from "./announce.js";
 import { computerSeatName } from "./computer.js";
+import { icon } from "./icons.js";
+import { ratingTag } from "./rating.js";
+import { controlTag } from "./timecontrol.js";
 
 export class FinishedList {
   constructor() {
@@ -148,4 +151,88 @@ export function ago(ms) {
   if (seconds < 3600) return rtf.format(-Math.round(seconds / 60), "minute");
   if (seconds < 86400) return rtf.format(-Math.round(seconds / 3600), "hour");
   return rtf.format(-Math.round(seconds / 86400), "day");
+}
+
+/** The lobby's lists but the finished one: the rematches offered to this player, the
+ * invitations made back to them (D3), the open challenges and the live matches. Each is redrawn
+ * only when what it shows changed, so that a focused button keeps its focus between polls. */
+export class LobbyLists {
+  /** actions: accept(matchId) takes a seat; answerRematch(endedId, call) accepts or declines. */
+  constructor(actions) {
+    this.actions = actions;
+    this.keys = new Map();
+  }
+
+  /** Every list of `data` (a lobby read) but the finished one, as `me` sees them. */
+  render(root, data, me) {
+    const myName = me ? me.name : null;
+    // Minutes, not ms, so that a poll redraws the line only when what it shows changes.
+    const offers = (data.rematch_offers || []).map(({ expires_in_ms: left, ...o }) => ({ ...o, id: o.match_id, minutes: Math.max(1, Math.ceil(left / 60000)) }));
+    root.querySelector("#rematch-offers").closest("section").hidden = !offers.length;
+    this.fillList(root, me, "rematch-offers", offers, (o) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, withName("rematch.offered_by", [h("a", { class: "player-link", href: o.by_profile }, o.by), " ", ratingTag(o, "by_rating")])),
+        h("span", { class: "item-meta" }, meta([controlTag(o), t("rematch.left", { when: inMinutes(o.minutes) })]))),
+      h("div", { class: "item-actions" },
+        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-rematch", onclick: () => this.actions.answerRematch(o.match_id, offerRematch) }, t("rematch.accept")),
+        h("button", { type: "button", class: "btn btn-secondary btn-small", "data-action": "decline-rematch", onclick: () => this.actions.answerRematch(o.match_id, declineRematch) }, t("rematch.decline"))),
+    ]);
+    this.renderInvitations(root, me, data.invitations || []);
+    this.fillList(root, me, "open-challenges", data.open_challenges || [], (m) => {
+      const mine = myName && m.first === myName;
+      return [
+        h("div", { class: "item-main" },
+          h("span", { class: "item-title" }, withName("lobby.challenge_by", [m.first || "?", " ", ratingTag(m, "first_rating")])),
+          h("span", { class: "item-meta" }, meta([controlTag(m), ago(m.created_at_ms)]))),
+        h("div", { class: "item-actions" },
+          mine
+            ? h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.open_yours"))
+            : h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-challenge", onclick: () => this.actions.accept(m.id) }, t("lobby.accept"))),
+      ];
+    });
+    this.fillList(root, me, "live-matches", data.live || [], (m) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, versus(m)),
+        h("span", { class: "item-meta" },
+          meta([m.round_number > 0 ? t("lobby.round", { n: m.round_number }) : t("lobby.starting"), t(`mode.${m.mode}`), controlTag(m)]),
+          " · ", icon("eye", "icon icon-inline"), h("span", { class: "sr-only" }, t("match.spectators", { n: m.spectators })), ` ${m.spectators}`)),
+      h("div", { class: "item-actions" },
+        h("a", { class: "btn btn-secondary btn-small", href: `/m/${m.id}` }, t("lobby.watch"))),
+    ]);
+  }
+
+  /** D3: invitations made back to this player by a friend who came after theirs expired. */
+  renderInvitations(root, me, invitations) {
+    const items = invitations.map((i) => ({ ...i, id: i.match_id }));
+    root.querySelector("#invitations-back").closest("section").hidden = !items.length;
+    this.fillList(root, me, "invitations-back", items, (i) => [
+      h("div", { class: "item-main" },
+        h("span", { class: "item-title" }, withName("late.invited_you", [h("a", { class: "player-link", href: i.by_profile }, i.by), " ", ratingTag(i, "by_rating")])),
+        h("span", { class: "item-meta" }, meta([controlTag(i)]))),
+      h("div", { class: "item-actions" },
+        h("button", { type: "button", class: "btn btn-primary btn-small", "data-action": "accept-invitation", onclick: () => this.actions.accept(i.match_id) }, t("late.play"))),
+    ]);
+  }
+
+  fillList(root, me, id, items, row) {
+    const ul = root.querySelector(`#${id}`);
+    // Redraw only on a change, so that a focused button keeps its focus between polls.
+    const key = JSON.stringify([items, document.documentElement.lang, me && me.name, Math.floor(Date.now() / 60000)]);
+    if (this.keys.get(id) === key) return;
+    this.keys.set(id, key);
+    if (!items.length) {
+      fill(ul, h("li", { class: "empty" }, t(ul.dataset.emptyKey)));
+      return;
+    }
+    fill(ul, items.map((m) => h("li", { class: "match-item", "data-match-id": m.id }, row(m))));
+  }
+}
+
+function versus(m) {
+  if (m.mode === "shared") return t("lobby.shared_match", { name: m.first || "?" });
+  return `${m.first || "?"} ${t("lobby.vs")} ${computerSeatName(m, "second") || m.second || "…"}`;
+}
+
+function inMinutes(minutes) {
+  return new Intl.RelativeTimeFormat(document.documentElement.lang || "en", { numeric: "auto" }).format(minutes, "minute");
 }

@@ -6,7 +6,7 @@ import { initI18n, t } from "./i18n.js";
 import { initRules } from "./rules.js";
 import { startRouter } from "./router.js";
 import { mountLobby } from "./lobby.js";
-import { mountMatch } from "./matchview.js";
+import { mountMatch } from "./match/page.js";
 import { mountReplay } from "./replay.js";
 import { mountProfile } from "./profile.js";
 

@@ -82,7 +82,7 @@ export function buildMatchDom() {
           h("span", { class: "boneyard-label" }),
           h("span", { id: "boneyard-count", class: "count" }))),
     ),
-    // One's own seat and hand, pinned to the bottom of a narrow screen (issue 12 item 2).
+    // One's own seat and hand, pinned to the bottom of a narrow screen.
     h("div", { class: "dock" },
     seatPanel("bottom"),
     h(

@@ -1,4 +1,4 @@
-// Motion at the table (issue 12 item 5): the others' tiles slide from their side of the table to
+// Motion at the table: the others' tiles slide from their side of the table to
 // the place they were laid, and drawn tiles go from the boneyard to the hand that drew them. It
 // only shows what the server already sent; nothing waits for it, and with
 // `prefers-reduced-motion: reduce` none of it runs (chips.js does the same for transfers).

@@ -1,10 +1,10 @@
 // A player's page (/@/{name}): the rating now with its history as a small chart, wins and
 // losses, and every ended match of the player, newest first, a page at a time, each opening its
-// replay (issue 11 item 3). On one's own page each match with an opponent also offers a rematch,
-// however long ago it ended (issue 11 item 4). The computer is called by its level, on its own
-// page and in the lines of matches against it, which are never rated, so nothing of a rating is
-// shown for them (issue 14 item 4). Everything shown comes from the server; nothing is computed
-// here but the chart's drawing.
+// replay (PROTOCOL.md "Players: profiles, ratings and archives"). On one's own page each match with
+// an opponent also offers a rematch, however long ago it ended (PROTOCOL.md "rematch"). The
+// computer is called by its level, on its own page and in the lines of matches against it, which
+// are never rated, so nothing of a rating is shown for them (PROTOCOL.md "POST /api/matches").
+// Everything shown comes from the server; nothing is computed here but the chart's drawing.
 
 import { h, s, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";

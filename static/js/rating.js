@@ -1,7 +1,7 @@
-// Ratings where people look: a player's rating beside its name (issue 11 item 6), as a lobby
-// line or the match object carries it — the key absent (a server that does not rate yet) shows
-// nothing, null a guest, a rating its rounded value with "?" while provisional ("1500?") — the
-// "Rated" mark of a match, and the changes a rated match made ("+12" / "−12").
+// Ratings where people look: a player's rating beside its name (PROTOCOL.md "GET /api/lobby"), as a
+// lobby line or the match object carries it — the key absent (a server that does not rate yet)
+// shows nothing, null a guest, a rating its rounded value with "?" while provisional ("1500?") —
+// the "Rated" mark of a match, and the changes a rated match made ("+12" / "−12").
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";

@@ -1,5 +1,5 @@
-// The rematch box under an ended online match's result (issue 11 item 4): offer a rematch, see
-// the opponent's offer and accept or decline it, and follow everyone to the rematch once it
+// The rematch box under an ended online match's result (PROTOCOL.md "rematch"): offer a rematch,
+// see the opponent's offer and accept or decline it, and follow everyone to the rematch once it
 // starts. The server decides everything; the box shows its last `rematch` message and sends
 // intents over HTTP. A match of the archive, long ended, has no socket to push messages, so for
 // its players the box reads the rematch's state every few seconds while it is shown.

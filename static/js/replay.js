@@ -2,42 +2,24 @@
 // both balances and the clock readings at each version. Step with the buttons or the arrow keys,
 // play and pause, jump to a move (#v=N, a link per move) or to a round.
 
-import { h, fill, mmss, tileLabel } from "./dom.js";
+import { h, fill } from "./dom.js";
 import { t, onLanguageChange } from "./i18n.js";
 import { ApiError, readChat, readReplay } from "./api.js";
 import { loadMuted, renderChatLines } from "./chat.js";
 import { renderBoard } from "./board.js";
+import { endsParts } from "./ends.js";
+import { renderReplaySeat, replaySeatBox } from "./replayseat.js";
 import { TableBounds } from "./fit.js";
-import { showsWholeOnTap } from "./seats.js";
-import { chipStack } from "./chips.js";
-import { clockElement, paintClock } from "./clock.js";
 import { eventText, seatName } from "./narrate.js";
-import { framesFromReplay } from "./recordframes.js";
-import { DecisionCounter, moveNumber } from "./movelist.js";
+import { framesFromReplay, numberedFrames } from "./recordframes.js";
+import { moveNumber } from "./movelist.js";
 import { RecordCheck } from "./recordcheck.js";
-import { tileSvg } from "./tiles.js";
 import { isRulesOpen } from "./rules.js";
 import { icon } from "./icons.js";
 
 const PLAY_MS = 900;
 const SEATS = ["first", "second"];
 const QUIET = new Set(["deck_committed"]);
-
-/** Each frame with the decisions it takes part in, numbered as the live move list numbers them:
- * {n, last, first}, n the first one's number, last the last one begun here (a placement and the
- * pass it forced, D2, are one version), first whether one begins here; null for a frame of
- * narration or of the service (a press, a deal, a reveal). */
-function numbered(frames) {
-  const counter = new DecisionCounter();
-  return frames.map((frame) => {
-    const parts = (frame.events || []).map((event) => counter.next(event)).filter(Boolean);
-    const begun = parts.filter((part) => part.first);
-    const decision = parts.length
-      ? { n: (begun[0] || parts[0]).n, last: begun.length ? begun[begun.length - 1].n : parts[0].n, first: begun.length > 0 }
-      : null;
-    return { ...frame, decision };
-  });
-}
 
 export function mountReplay(main, matchId) {
   const viewer = new ReplayViewer(main, matchId);
@@ -76,7 +58,7 @@ class ReplayViewer {
     }
     if (this.destroyed) return;
     this.header = loaded.header;
-    this.frames = numbered(loaded.frames.filter((f) => f && f.view));
+    this.frames = numberedFrames(loaded.frames.filter((f) => f && f.view));
     this.source = loaded.source;
     if (!this.frames.length) {
       this.problem(new ApiError(404, "not_found", ""));
@@ -122,19 +104,6 @@ class ReplayViewer {
 
   // -- building --------------------------------------------------------------------------------
 
-  seatBox(seat) {
-    const clock = clockElement(seat);
-    return h("section", { class: `seat replay-seat seat-${seat}`, "data-seat": seat },
-      h("div", { class: "seat-head" },
-        h("span", { class: "avatar", "aria-hidden": "true" }),
-        h("div", { class: "seat-who" }, h("h2", { class: "seat-name" }))),
-      h("div", { class: "seat-tags" }),
-      h("div", { class: "seat-body" },
-        h("div", { class: "balance", "data-balance": seat, role: "img" }),
-        h("div", { class: "clock-slot" }, clock)),
-      h("div", { class: "replay-hand", role: "group" }));
-  }
-
   build() {
     const button = (action, iconName, key) =>
       h("button", { type: "button", class: "btn btn-icon ctrl", "data-action": action, "aria-label": t(key), title: t(key) },
@@ -154,7 +123,7 @@ class ReplayViewer {
       this.source === "record" ? h("p", { class: "notice muted small replay-source" }, t("replay.from_record")) : null,
       h("div", { class: "replay-layout" },
         h("div", { class: "replay-stage" },
-          this.seatBox("second"),
+          replaySeatBox("second"),
           h("div", { class: "arena" },
             h("p", { class: "frame-label", id: "frame-label", "aria-live": "polite" }),
             h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("replay.controls") },
@@ -167,7 +136,7 @@ class ReplayViewer {
               h("label", { class: "round-pick" }, h("span", { class: "sr-only" }, t("replay.round_jump")), h("select", { id: "replay-round" }))),
             h("div", { class: "board-wrap" }, document.createElementNS("http://www.w3.org/2000/svg", "svg")),
             h("div", { class: "board-info" }, h("div", { class: "ends", id: "replay-ends" }), h("div", { class: "boneyard" }, h("span", { class: "boneyard-label" }), " ", h("span", { class: "count", id: "replay-boneyard" })))),
-          this.seatBox("first")),
+          replaySeatBox("first")),
         h("aside", { id: "replay-side", class: "replay-side card" },
           h("button", { type: "button", class: "btn btn-ghost btn-icon side-close", "data-action": "side-close", "aria-label": t("drawer.close"), title: t("drawer.close") }, "✕"),
           h("h2", { class: "card-title replay-moves-title" }, t("replay.moves")),
@@ -209,7 +178,7 @@ class ReplayViewer {
     if (open) this.scrollMoves();
   }
 
-  /** What was said at the table, both channels (issue 12 item 1); a record imported from a
+  /** What was said at the table, both channels (PROTOCOL.md "chat"); a record imported from a
    * file has none, and the section stays hidden. */
   async loadChat() {
     try {
@@ -364,17 +333,15 @@ class ReplayViewer {
     document.title = `${t("replay.title")} · ${names} — ${t("app.name")}`;
     const number = frame.decision && frame.decision.first ? `${moveNumber(frame.decision).textContent} ` : "";
     root.querySelector("#frame-label").textContent = `${number}${this.frameLabel(frame)}`;
-    for (const seat of SEATS) this.renderSeat(view, seat, frame);
+    for (const seat of SEATS) {
+      const box = root.querySelector(`.replay-seat[data-seat="${seat}"]`);
+      renderReplaySeat(box, view, seat, frame, this.header.settings);
+    }
     this.renderBoard();
     const board = view.board;
     const ends = root.querySelector("#replay-ends");
     if (board && board.tiles && board.tiles.length) {
-      const values = (board.scoring_ends || []).map((e) => e[1]);
-      const sum = values.length ? `${values.join(" + ")} = ${board.ends_sum}` : String(board.ends_sum);
-      fill(ends,
-        h("span", { class: "ends-last" }, t("ends.last", { tile: tileLabel(board.tiles[board.tiles.length - 1]) })),
-        h("span", { class: "ends-sum" }, h("span", { class: "ends-label" }, t("ends.label")), " ", h("strong", {}, sum)),
-        board.award > 0 ? h("span", { class: "ends-award is-award" }, `✦ ${t("ends.award", { n: board.award })}`) : h("span", { class: "ends-award" }, t("ends.no_award")));
+      fill(ends, endsParts(board));
     } else {
       fill(ends);
     }
@@ -397,41 +364,6 @@ class ReplayViewer {
     if (!current) return;
     const top = current.offsetTop - list.offsetTop - list.clientHeight / 2;
     list.scrollTo({ top: Math.max(0, top), behavior: "auto" });
-  }
-
-  renderSeat(view, seat, frame) {
-    const box = this.root.querySelector(`.replay-seat[data-seat="${seat}"]`);
-    const name = seatName(view, seat);
-    box.querySelector(".avatar").textContent = (name || "?").charAt(0).toUpperCase();
-    box.querySelector(".seat-name").textContent = name;
-    box.querySelector(".seat-name").title = name;
-    showsWholeOnTap(box.querySelector(".seat-name"));
-    const tags = [];
-    if (view.jockey === seat) tags.push(h("span", { class: "tag tag-jockey" }, `★ ${t("seat.jockey")}`));
-    if (view.to_act === seat && !view.result) tags.push(h("span", { class: "tag tag-turn" }, `▶ ${t("seat.to_act")}`));
-    if (view.result && view.result.winner === seat) tags.push(h("span", { class: "tag tag-winner" }, icon("trophy", "icon icon-tag"), ` ${t("seat.winner")}`));
-    fill(box.querySelector(".seat-tags"), tags);
-    const balance = view.balances ? view.balances[seat] : 0;
-    const balanceEl = box.querySelector(".balance");
-    balanceEl.setAttribute("aria-label", t("seat.balance_aria", { name, n: balance, chips: Math.floor(balance / 5) }));
-    fill(balanceEl, h("span", { class: "balance-number" }, String(balance)), h("span", { class: "balance-unit" }, t("seat.points")), chipStack(balance));
-    const bank = this.header.settings && this.header.settings.bank_ms;
-    const clock = frame.clock || view.clock || (typeof bank === "number"
-      ? { running: null, bank_left_ms: { first: bank, second: bank }, delay_left_ms: 0 }
-      : null);
-    const clockEl = box.querySelector(".clock");
-    if (clock && clock.bank_left_ms) {
-      paintClock(clockEl, { status: "active", clock, result: null }, 0, seat, { fullDelayMs: 10000, name });
-    } else {
-      clockEl.querySelector(".clock-bank").textContent = mmss(0);
-    }
-    const hands = view.hands || {};
-    const tiles = hands[seat] || (view.last_round && view.last_round.hands ? view.last_round.hands[seat] : []) || [];
-    const handBox = box.querySelector(".replay-hand");
-    handBox.setAttribute("aria-label", t("replay.hand_of", { name }));
-    fill(handBox, tiles.length
-      ? tiles.map((tile) => h("span", { class: "mini-tile", "data-tile": tile, role: "img", "aria-label": tileLabel(tile) }, tileSvg(tile)))
-      : h("span", { class: "muted small" }, t("replay.no_tiles")));
   }
 
   renderBoard() {

@@ -45,7 +45,7 @@ function boardFor(moves) {
   return boards.get(moves);
 }
 
-/** The worked positions of Appendix B (issue 12 item 8), each drawn by the board renderer from
+/** The worked positions of docs/RULES.md, Appendix B, each drawn by the board renderer from
  * the board the engine builds for its moves: the counted ends carry their numbers, and the
  * tiles they are on are outlined. */
 function drawPositions(root) {

@@ -1,6 +1,6 @@
-"""A bot's whole input is its own seat's view (R2.2, D4; issue 14): the events it is given never
-name a hidden tile of the running round, and the bots package can reach no live match, only the
-rules. What decide takes and returns pickles, for a worker process."""
+"""A bot's whole input is its own seat's view (R2.2, D4; PROTOCOL.md "POST /api/matches"): the
+events it is given never name a hidden tile of the running round, and the bots package can reach no
+live match, only the rules. What decide takes and returns pickles, for a worker process."""
 
 from __future__ import annotations
 

@@ -57,7 +57,8 @@ def test_every_level_returns_a_legal_action(seed: int, steps: int, level: int) -
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_a_decision_replays_from_its_inputs(level: int) -> None:
-    # STYLE rule 2: the same events, generator seed and clock readings give the same action.
+    # Randomness and time are inputs: the same events, generator seed and clock readings give the
+    # same action.
     game = random_position(11, steps=30)
     seat = game.to_act
     picks = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from spectacular_bid.bots.policies import award_of, greedy_action, random_action
-from spectacular_bid.rules.actions import Draw, Play
+from spectacular_bid.rules.actions import Draw, Play, Played
 from spectacular_bid.rules.board import Place, Side
 from spectacular_bid.rules.match import Match
 from spectacular_bid.rules.notation import parse_moves, parse_tile
@@ -38,6 +38,21 @@ def test_greedy_lays_the_largest_award() -> None:
     assert chosen == Play(FIRST, parse_tile("1-6"), Place(ONE_FOUR, Side.SMALLER))
     assert award_of(match, chosen) == 10
     assert all(award_of(match, a) == 0 for a in legal if a != chosen)  # type: ignore[arg-type]
+
+
+def test_the_award_a_bot_ranks_by_is_the_award_laying_it_scores() -> None:
+    # R3.5 is written once, in the rules; the bots' estimate must be what apply then awards.
+    match = after_one_four("1-6 4-6 1-5 4-4 0-4 5-6 6-6")
+    legal = match.legal_actions(FIRST)
+    assert len(legal) > 1
+    awards = set()
+    for action in legal:
+        assert isinstance(action, Play)
+        played = match.copy().apply(action)[0]
+        assert isinstance(played, Played)
+        assert award_of(match, action) == played.award
+        awards.add(played.award)
+    assert awards > {0}  # some placement scores, so the comparison is not all zeros
 
 
 def test_greedy_breaks_a_tie_by_the_heavier_tile() -> None:

@@ -4,7 +4,7 @@
   skipped with the reason, except on CI (``CI=true``), where a missing browser is a failure.
 - ``server`` (one per module): ``specbid serve`` on a free port with the fixed deck seed.
 - ``tabs`` (one per test): opens browser contexts (one guest each) on the server. When the test
-  ends it fails the test if any page logged a console error or threw (issue 5: "no console
+  ends it fails the test if any page logged a console error or threw ("no console
   errors on any page"), or if the server logged a traceback.
 
 The tests use Playwright's sync API; they are plain (non-async) tests, so no asyncio loop runs

@@ -1,11 +1,11 @@
 """The seeded choice policy the browser players follow, and its check against the rules engine.
 
 A player's options come from the server's ``legal`` object (the client offers exactly those,
-STYLE rule 8); they are put in one canonical order and one is picked with ``random.Random``. The
+R8.1); they are put in one canonical order and one is picked with ``random.Random``. The
 same order built from :meth:`Match.legal_actions` lets :func:`simulate` predict, without a browser,
 the match that the fixed deck (:data:`~.server.DECK_SEED`) and a move seed give — so the test
-can be sure its seeds cover what the issue asks for (placements, draws, an auction with a raise,
-a blocked round) and that it finishes quickly.
+can be sure its seeds cover what a whole match must show (placements, draws, an auction with a
+raise, a blocked round) and that it finishes quickly.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 11 item 1 in the browser: a guest saves its name as an account, logs out and logs in
+"""Accounts in the browser: a guest saves its name as an account, logs out and logs in
 again, here and in another browser; a refused password or login is told inline, in the form;
 an account changes its password, which ends its other sessions.
 

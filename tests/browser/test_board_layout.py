@@ -1,4 +1,4 @@
-"""Issue 12 item 6 in a real browser: the board is laid out around its centre. An arm that grows
+"""The board's layout in a real browser: the board is laid out around its centre. An arm that grows
 while the other stays short goes on along the opening row instead of turning with half the table
 empty, the two arms together never take more than the row's width, and the view is centred on
 what is laid, not on the opening tile. Measured on the client's own layout and renderer."""

@@ -1,9 +1,9 @@
-"""Issue 14 in the browser: a match against the computer is started from the lobby — a level and
-the lobby's time control — and played by clicks to its end; the computer's seat, the lobby's
-lines and the profile pages name it by its level and show nothing of a rating for it.
+"""The computer opponent in the browser: a match against the computer is started from the lobby — a
+level and the lobby's time control — and played by clicks to its end; the computer's seat, the
+lobby's lines and the profile pages name it by its level and show nothing of a rating for it.
 
 The person bids all-in whenever it may bid and otherwise chooses at random among what the server
-allows (checking that the page offers exactly that, STYLE rule 8). Round 1 has no auction, so
+allows (checking that the page offers exactly that, R8.1). Round 1 has no auction, so
 tiles are always played; from round 2 the all-in bids end the match soon against uniformly
 random play, as level 1's (checked on the engine first). The server runs its computer with a
 short minimum delay.

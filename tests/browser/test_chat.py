@@ -1,6 +1,7 @@
-"""Issue 12 item 1 in a real browser: two players and two spectators chat during a match; each
-line reaches exactly its audience, a flood is limited, a muted speaker's lines stop, a line in the
-middle of a turn leaves the pending command valid, and the lines are in the replay after the end.
+"""Chat (PROTOCOL.md "chat") in a real browser: two players and two spectators chat during a match;
+each line reaches exactly its audience, a flood is limited, a muted speaker's lines stop, a line in
+the middle of a turn leaves the pending command valid, and the lines are in the replay after the
+end.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def test_four_people_chat_in_two_channels(tabs: Tabs) -> None:
     )
     expect(di.page.locator(".chat-problem")).to_contain_text("Slow down")
     shows(cy, "Di: flood 3")
-    cy.page.wait_for_timeout(300)
+    cy.page.wait_for_timeout(300)  # a window for a refused line to show wrongly: none may
     assert [x for x in lines(cy) if x.startswith("Di:")] == [f"Di: flood {i}" for i in range(4)]
 
     # Cy mutes Di: Di's lines go from Cy's page, and later ones do not come back.
@@ -97,10 +98,10 @@ def test_four_people_chat_in_two_channels(tabs: Tabs) -> None:
     eventually(cy, lambda: lines(cy), lambda seen: seen == ["Cy: Ann opens strong"], "muted")
     expect(cy.page.locator(".chat-muted-note")).to_be_visible()
     cy.shot("chat-muted")
-    di.page.wait_for_timeout(2_100)  # a token for one more line
+    di.page.wait_for_timeout(2_100)  # the time under test: the bucket refills one line
     say(di, "can you hear me")
     shows(di, "Di: can you hear me")
-    cy.page.wait_for_timeout(300)
+    cy.page.wait_for_timeout(300)  # a window for a muted line to show wrongly: none may
     assert lines(cy) == ["Cy: Ann opens strong"]
 
     # In the middle of a turn: the opponent's line leaves the pending command valid.

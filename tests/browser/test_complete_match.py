@@ -1,4 +1,4 @@
-"""Issue 5: a complete online match played by clicks in two browsers, watched from a third, then
+"""A complete online match played by clicks in two browsers, watched from a third, then
 replayed.
 
 Ann creates an invitation in the lobby, Bob opens the link and joins, a spectator opens the match
@@ -165,7 +165,7 @@ class Referee:
             shown = {t.get_attribute("data-tile") for t in settlement.locator("[data-tile]").all()}
             both = set(last["hands"]["first"]) | set(last["hands"]["second"])
             assert both <= shown, f"{tab.name}: #settlement lacks the hands' {both - shown}"
-            # Each transfer says who gained, and an award the tile (issue 12 item 6).
+            # Each transfer says who gained, and an award the tile.
             names = "|".join(re.escape(p["name"]) for p in match["players"].values())
             why = r"award for \[\d\|\d\]|block, from .+|auction payment from .+"
             gained = re.compile(rf"^({names}) \+\d+ \(({why})\)$")
@@ -195,7 +195,7 @@ class Referee:
         tab = self.players[seat]
         own = views[seat]
         check_offer(tab, own)
-        # Whose turn it is shows in the tab's title, for a player in another tab (issue 12).
+        # Whose turn it is shows in the tab's title, for a player in another tab.
         other = self.players["second" if seat == "first" else "first"]
         expect(tab.page).to_have_title(YOUR_TURN)
         expect(other.page).not_to_have_title(YOUR_TURN)
@@ -232,7 +232,7 @@ class Referee:
 
     def check_all_in(self, tab: Tab, own: dict[str, Any], version: int) -> None:
         """The highest bid costs the whole balance (R6.5): it asks in the page, and Cancel sends
-        nothing (issue 12 item 3)."""
+        nothing."""
         top = own["legal"]["bids"][-1]
         assert top["loses_match"], f"the top bid {top} should cost the whole balance"
         assert not any(b["loses_match"] for b in own["legal"]["bids"][:-1])
@@ -290,7 +290,7 @@ def test_a_complete_match_by_clicks(tabs: Tabs, server: BrowserServer) -> None:
         pass
 
     seen = referee.seen
-    # Who opens is told before the opening, in other words than the opening itself (issue 12).
+    # Who opens is told before the opening, in other words than the opening itself.
     log = watcher.page.locator("#move-log-list")
     expect(log).to_contain_text("Bob is to open.")
     expect(log).to_contain_text("Bob opens with [4|4].")

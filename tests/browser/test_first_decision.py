@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from .conftest import Tabs
 from .server import BrowserServer, serve
-from .ui import api_guest, press_start
+from .ui import api_guest, eventually, press_start
 
 pytestmark = pytest.mark.browser
 
@@ -39,8 +39,13 @@ def test_d7_both_players_see_the_first_decision_run_out_and_the_match_aborted(
         tab.page.goto(f"{tab.base_url}/m/{match_id}")
         expect(tab.page.locator("#match")).to_be_attached()
         press_start(tab)
-    view = ann.snapshot(match_id)["match"]
-    assert view["first_decision_deadline_ms"] is not None
+    # Each Start is a command on its page's socket: the round is dealt once the server has both.
+    view = eventually(
+        ann,
+        lambda: ann.snapshot(match_id)["match"],
+        lambda view: view["first_decision_deadline_ms"] is not None,
+        "both Starts never dealt a round with a first decision running (D7)",
+    )
     deciding = view["to_act"]
     name = {"first": "Ann", "second": "Bob"}[deciding]
     waiting = "second" if deciding == "first" else "first"

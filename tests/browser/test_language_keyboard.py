@@ -1,4 +1,4 @@
-"""Issue 5: the interface in English, Ukrainian and Finnish, switched at any time and remembered;
+"""The interface in English, Ukrainian and Finnish, switched at any time and remembered;
 the rules overlay from every screen; a turn played with the keyboard alone (Tab and arrows,
 Enter, D to draw)."""
 

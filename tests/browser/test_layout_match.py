@@ -1,4 +1,4 @@
-"""A whole match by clicks with the whole table on the screen (README "Play"): in each language,
+"""A whole match by clicks with the whole table on the screen: in each language,
 one player on a 1366×768 laptop and the other on a 360×740 phone play a match from the first
 Start to the result, and the layout checker (:mod:`.layoutcheck`) measures both screens at every
 decision — the board, the hand, both clocks and names, the banner and the controls of that

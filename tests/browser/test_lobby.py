@@ -1,6 +1,6 @@
-"""Issue 5: the lobby kept current without reloading (an open challenge appears, is accepted and
+"""The lobby kept current without reloading (an open challenge appears, is accepted and
 leaves the list), and the pages at a phone's width (390 × 844) without sideways scrolling.
-Issue 11 item 6: an open challenge shows its creator's rating as the lobby sends it."""
+An open challenge shows its creator's rating as the lobby sends it."""
 
 from __future__ import annotations
 

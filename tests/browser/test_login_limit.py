@@ -1,5 +1,5 @@
-"""Issue 11 item 1: past the login limit the form says when to try again, in seconds from the
-server's ``Retry-After``. A module of its own, so its server's per-address budget of logins is
+"""Past the login limit (PROTOCOL.md "Rate limits") the form says when to try again, in seconds from
+the server's ``Retry-After``. A module of its own, so its server's per-address budget of logins is
 this test's alone."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 12 item 5 in a real browser: the opponent's tile slides in from their side of the table,
+"""Motion in a real browser: the opponent's tile slides in from their side of the table,
 and with ``prefers-reduced-motion: reduce`` nothing at the table moves at all.
 
 Every tab records each Web Animation the page starts and, on each frame, every running

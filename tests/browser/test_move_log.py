@@ -1,8 +1,8 @@
-"""The move log survives a reload (issue 9): a ``state`` message carries every event of the match
-so far, and the page draws ``#move-log-list`` from it through the same narration as the updates,
-so the list after a reload — or on the page of a spectator arriving late — reads exactly as the
-one built move by move. Each entry is ``<li data-version=V data-event=TYPE>`` with the event's
-sentence."""
+"""The move log survives a reload (PROTOCOL.md "The version rule"): a ``state`` message carries
+every event of the match so far, and the page draws ``#move-log-list`` from it through the same
+narration as the updates, so the list after a reload — or on the page of a spectator arriving late —
+reads exactly as the one built move by move. Each entry is ``<li data-version=V data-event=TYPE>``
+with the event's sentence."""
 
 from __future__ import annotations
 

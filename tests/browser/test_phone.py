@@ -1,4 +1,4 @@
-"""Issue 12 item 2 in a real browser: on a 360×740 phone a whole match — four rounds, three
+"""A phone in a real browser: on a 360×740 phone a whole match — four rounds, three
 auctions, a draw — is played by taps from the first Start to the result, and at every decision
 one's hand, one's clock and the buttons of the decision are on the screen without scrolling, and
 every target one can tap measures at least 44×44 CSS px."""
@@ -162,7 +162,7 @@ def test_a_whole_match_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
         check_decision(tab, own)
         tiles = (own["board"] or {}).get("tiles") or []
         if len(tiles) == 1 and tiles[0][0] == tiles[0][2]:
-            # An opening double is one end: its count shows once (issue 12 item 6).
+            # An opening double is one end: its count shows once.
             badges = tab.page.locator("#board .score-badge")
             expect(badges).to_have_count(1)
             assert badges.text_content() == str(2 * int(tiles[0][0]))
@@ -184,7 +184,7 @@ def test_a_whole_match_on_a_phone_needs_no_scrolling(tabs: Tabs) -> None:
                     on_screen(tab, f'[data-place="{place}"]')
                 small = small_targets(tab)
                 assert not small, f"{tab.name}: place targets under 44×44: {small}"
-                # No count covers a place target (issue 12 item 6).
+                # No count covers a place target.
                 assert tab.page.evaluate(COVERED_JS) == 0, f"{tab.name}: a badge covers a target"
                 screen_shot(tab, "phone-places")
                 tab.page.locator(f'[data-place="{choice[2]}"]').first.click()

@@ -1,4 +1,4 @@
-"""Issue 5: reloading in the middle of a turn brings the page back to the same position, and the
+"""Reloading in the middle of a turn brings the page back to the same position, and the
 clock kept running meanwhile (R7.6: nothing stops it)."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_a_reload_mid_turn_keeps_the_position_and_the_clock_runs(tabs: Tabs) -> 
     shown_before = tab.clock_seconds(seat)
     bank_before = match["clock"]["bank_left_ms"][seat]
 
-    tab.page.wait_for_timeout(AWAY_MS)
+    tab.page.wait_for_timeout(AWAY_MS)  # the time under test: away, while the clock runs
     tab.page.reload()
 
     tab.wait_version(version)

@@ -1,4 +1,4 @@
-"""Issue 11's last "done when", by clicks: after a match has long left the server's memory (here
+"""A rematch from the archive, by clicks: after a match has long left the server's memory (here
 after one second, as after a day), a player finds it in the history on its profile page and asks
 for a rematch; the opponent, in the lobby, sees the offer and accepts it; both are taken to the
 new match, the seats swapped."""
@@ -41,7 +41,8 @@ def test_a_rematch_asked_for_from_the_history_is_accepted_from_the_lobby(tabs: T
     expect(ann.page.locator("#result")).to_contain_text("You won")
 
     bob.page.goto(bob.base_url + "/")
-    ann.page.wait_for_timeout(3 * TTL_MS)  # the match leaves memory: only the store has it
+    # The time under test: the match leaves memory, and only the store has it.
+    ann.page.wait_for_timeout(3 * TTL_MS)
     ann.page.goto(ann.base_url + "/@/Annikki")
     line = ann.page.locator(f'.profile-matches [data-match-id="{match_id}"]')
     expect(line).to_contain_text("Bobby")

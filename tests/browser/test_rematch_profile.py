@@ -1,6 +1,7 @@
-"""Issue 11 in the browser, by clicks: two players register from the lobby, play a match to its
-end (a resignation), see the new ratings on their profile pages, and rematch: one offers, the
-other accepts, and both (and a spectator) are taken to the new match, seats swapped."""
+"""Accounts, ratings and rematches in the browser, by clicks: two players register from the lobby,
+play a match to its end (a resignation), see the new ratings on their profile pages, and rematch:
+one offers, the other accepts, and both (and a spectator) are taken to the new match, seats
+swapped."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     match_id = match_id_of(url)
     expect(ann.page.locator("#turn-banner")).to_have_text("Waiting for your opponent to join…")
     bob.page.goto(url)
-    # A visitor who has not joined is not told it waits for "your opponent" (issue 12 item 6).
+    # A visitor who has not joined is not told it waits for "your opponent".
     expect(bob.page.locator("#turn-banner")).to_have_text("Waiting for a second player to join…")
     bob.page.locator("[data-action=join]").click()
     expect(bob.page.locator("#match")).to_have_attribute("data-audience", "second")
@@ -51,7 +52,7 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     watcher.page.goto(url)
     expect(watcher.page.locator("#match")).to_have_attribute("data-audience", "spectator")
 
-    # Resign asks in the page (issue 12 item 6): Cancel and Escape leave the match as it was.
+    # Resign asks in the page: Cancel and Escape leave the match as it was.
     bob.page.locator("[data-action=resign]").click()
     expect(bob.page.locator("#confirm-box")).to_contain_text(
         "Resign the match? Your opponent wins."
@@ -68,7 +69,7 @@ def test_register_play_see_the_rating_and_rematch_by_clicks(tabs: Tabs) -> None:
     expect(ann.page.locator("#result")).to_contain_text("You won")
     expect(ann.page.locator("#result [data-icon=trophy]")).to_have_count(1)
     expect(bob.page.locator("#result")).to_contain_text("You lost")
-    expect(bob.page.locator("#result [data-icon=trophy]")).to_have_count(0)  # no trophy (issue 12)
+    expect(bob.page.locator("#result [data-icon=trophy]")).to_have_count(0)  # no trophy
     expect(bob.page.locator("#result [data-icon=flag]")).to_have_count(1)
     expect(watcher.page.locator("#result [data-icon=trophy]")).to_have_count(1)
 

@@ -1,7 +1,7 @@
-"""Issue 12 item 8 in a real browser: the rules overlay draws the worked positions of the rules'
-Appendix B with the board renderer, in each of the three languages: every tile of each position
-is laid, each counted end carries its number (as the engine counts it), the tiles they are on
-are outlined, and the sum and award are written beside it."""
+"""docs/RULES.md, Appendix B in a real browser: the rules overlay draws the worked positions of the
+rules' Appendix B with the board renderer, in each of the three languages: every tile of each
+position is laid, each counted end carries its number (as the engine counts it), the tiles they are
+on are outlined, and the sum and award are written beside it."""
 
 from __future__ import annotations
 

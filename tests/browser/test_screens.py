@@ -1,4 +1,4 @@
-"""Issue 12's screenshots: every screen at 360 px (a phone) and 1366 px (a laptop) in each of the
+"""Screenshots for review: every screen at 360 px (a phone) and 1366 px (a laptop) in each of the
 three languages, saved under ``test-artifacts/screenshots/screens/``, with no console error on
 any page (the ``tabs`` fixture fails the test on one).
 

@@ -1,4 +1,4 @@
-"""Issue 5, R7.5: a shared-device match hides every tile behind the hand-over screen until the
+"""R7.5: a shared-device match hides every tile behind the hand-over screen until the
 next player presses Reveal, after each turn that passes the device."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def test_the_hand_over_hides_every_tile_until_reveal(tabs: Tabs) -> None:
     expect(root).to_have_attribute("data-audience", "device")
     match_id = shown_match_id(device, "Dana", "shared")
     version = device.snapshot(match_id)["version"]
-    # One press starts a shared-device match, and its card says so (issue 12 item 6).
+    # One press starts a shared-device match, and its card says so.
     expect(root).to_contain_text("One press of Start begins the match for both players")
     press_start(device)
     wait_past(device, version)

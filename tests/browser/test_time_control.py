@@ -1,6 +1,6 @@
-"""Issue 11 item 5 in the browser: a match's time control is chosen before it is created — the
-rules' 2 min + 10 s (sent as the server's own, so that the match can be rated), a casual
-preset, or a custom bank and delay checked in the form — and the lobby shows each match's."""
+"""Time controls in the browser (PROTOCOL.md "Clocks"): a match's time control is chosen before it
+is created — the rules' 2 min + 10 s (sent as the server's own, so that the match can be rated), a
+casual preset, or a custom bank and delay checked in the form — and the lobby shows each match's."""
 
 from __future__ import annotations
 

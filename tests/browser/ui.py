@@ -97,7 +97,7 @@ class Tab:
     def __post_init__(self) -> None:
         self.page.on("console", self._on_console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: {exc}"))
-        # The client asks in the page (issue 12 item 6): a browser dialog is a defect.
+        # The client asks in the page: a browser dialog is a defect.
         self.page.on("dialog", self._on_dialog)
 
     def _on_dialog(self, dialog: Dialog) -> None:
@@ -312,7 +312,7 @@ def expect_account(tab: Tab, name: str) -> None:
 
 
 def check_offer(tab: Tab, match: dict[str, Any]) -> None:
-    """The page offers exactly what the server's ``legal`` allows (STYLE rule 8)."""
+    """The page offers exactly what the server's ``legal`` allows (R8.1)."""
     legal = match["legal"]
     assert legal is not None, f"{tab.name}: not this seat's decision"
     own = sorted(match["hand"] or [])
@@ -331,20 +331,36 @@ def check_offer(tab: Tab, match: dict[str, Any]) -> None:
 
 
 QUICK_STEPS = (0, 5, 10, 20)
-"""The auction's quick choices: the minimum bid, and 5, 10 and 20 above it (issue 12 item 3)."""
+"""The auction's quick choices: the minimum bid, and 5, 10 and 20 above it."""
+
+
+BID_TAG_JS = "b => (b.querySelector('.bid-btn-tag') || {textContent: ''}).textContent.split(' ')[0]"
+"""A bid button's discount tag's figure ("−15"), or "" when it has none."""
+
+
+def discount_tag(bid: dict[str, Any]) -> str:
+    """The tag of a bid the server discounts (R6.4): what its ``cost`` takes off its amount."""
+    return f"\u2212{bid['amount'] - bid['cost']}" if bid["cost"] < bid["amount"] else ""
 
 
 def check_bids(tab: Tab, bids: list[dict[str, Any]]) -> None:
     """Quick buttons for exactly the legal amounts among the minimum, +5, +10 and +20, each
-    marked when it costs the whole balance; a stepper over every legal amount when there are
-    more."""
+    marked when it costs the whole balance and tagged with the discount the server's cost
+    shows (R6.4); a stepper over every legal amount when there are more."""
     least = bids[0]["amount"]
     quick = [b for b in bids if b["amount"] - least in QUICK_STEPS]
-    want = [(str(b["amount"]), "true" if b.get("loses_match") else "false") for b in quick]
+    want = [
+        (str(b["amount"]), "true" if b.get("loses_match") else "false", discount_tag(b))
+        for b in quick
+    ]
     eventually(
         tab,
         lambda: [
-            (b.get_attribute("data-amount") or "", b.get_attribute("data-loses-match") or "")
+            (
+                b.get_attribute("data-amount") or "",
+                b.get_attribute("data-loses-match") or "",
+                str(b.evaluate(BID_TAG_JS)),
+            )
             for b in tab.visible("#auction .bid-quick [data-action=bid]").all()
         ],
         lambda shown: shown == want,

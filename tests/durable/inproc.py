@@ -19,7 +19,8 @@ async def seated_match(
     service: MatchService, *, accounts: bool = False
 ) -> tuple[MatchActor, tuple[Player, Player]]:
     """An invitation match between two new guests, both seated; with ``accounts``, seated as
-    accounts would be (so that the match is rated, issue 11 item 2)."""
+    accounts would be (so that the match is rated, PROTOCOL.md "Players: profiles, ratings and
+    archives")."""
     now = service.wall_ms()
     ann, _ = await service.guests.create("Ann", now)
     bo, _ = await service.guests.create("Bo", now)

@@ -179,9 +179,12 @@ class Seat(Watcher):
         self.acting = True
         self.errors: list[JSON] = []
         self.sent = 0
+        self.answered = 0
 
     def on_frame(self, frame: JSON) -> None:
         kind = frame.get("type")
+        if kind in ("ack", "error"):  # every command is answered by one of them
+            self.answered += 1
         if kind == "error":
             self.errors.append(frame)
             if frame.get("code") == "stale_version":
@@ -245,7 +248,7 @@ class Table:
             await self.until(self._clock_runs(from_version))
             for seat in self.seats:
                 seat.acting = False
-            await asyncio.sleep(0.1)  # a command already sent lands
+            await self.until(self.answered)  # a command already sent lands
             await self.until(self.settled)
             if self.spectator.match["clock"]["running"] is not None:
                 return
@@ -266,6 +269,10 @@ class Table:
             w.match is not None and w.match["status"] in ("finished", "aborted")
             for w in self.everyone
         )
+
+    def answered(self) -> bool:
+        """Every command the seats sent has had its answer, an ``ack`` or an ``error``."""
+        return all(seat.answered >= seat.sent for seat in self.seats)
 
     def settled(self) -> bool:
         """Every socket has seen the same, latest version."""

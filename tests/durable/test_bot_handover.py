@@ -1,13 +1,12 @@
-"""A match against the computer survives a deploy (issue 13 item 4 with issue 14): SIGTERM of
-the server it runs on hands it to a live peer, whose own computer takes the seat, caught up on
-every version, and plays it to its end."""
+"""A match against the computer survives a deploy (PROTOCOL.md "Several servers on one database"):
+SIGTERM of the server it runs on hands it to a live peer, whose own computer takes the seat, caught
+up on every version, and plays it to its end."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import signal
-from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from websockets.asyncio.client import connect
 
 from spectacular_bid.service.record_document import parse_document
 from spectacular_bid.service.replay import verify
+from waiting import until
 
 from .conftest import Target
 from .live import Seat, bearer, guest
@@ -24,13 +24,6 @@ from .test_relay import redis_url as redis_url
 from .test_relay import servers
 
 BOT_FLAGS = ("--bot-delay-ms", "0", "--bot-budget-scale", "0.05")
-
-
-async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "not there in time"
-        await asyncio.sleep(0.01)
 
 
 def _waits_on_the_player(view: dict[str, Any]) -> bool:

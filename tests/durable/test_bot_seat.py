@@ -1,4 +1,5 @@
-"""The computer's seat played through the match service (issue 14 item 1), on every store.
+"""The computer's seat played through the match service (PROTOCOL.md "POST /api/matches"), on every
+store.
 
 A person in the first seat plays random legal commands through the actor; the computer answers
 in the second seat through the same service. Every level plays a whole match; the bot is never
@@ -112,7 +113,7 @@ async def test_a_match_against_each_level_ends_with_a_result(store: MatchStore, 
         header = await store.match(actor.id)
         assert header is not None
         assert header.mode is MatchMode.BOT
-        assert header.rated is False  # issue 14 item 4
+        assert header.rated is False  # never rated against the computer
         assert level_of(header.second_player) == level
     finally:
         await service.stop()
@@ -153,8 +154,9 @@ async def test_a_level_goes_with_a_bot_match_only(store: MatchStore) -> None:
 
 
 async def test_a_computer_resumed_mid_match_catches_up_and_plays_on(store: MatchStore) -> None:
-    """Issue 13 item 4 with issue 14: the server a bot match is handed to seats a new computer,
-    which reads every version so far as its seat saw it and plays on from there."""
+    """A hand-over (PROTOCOL.md "Several servers on one database"): the server a bot match is handed
+    to seats a new computer, which reads every version so far as its seat saw it and plays on from
+    there."""
     service = MatchService(store, SETTINGS)
     await service.start()
     try:

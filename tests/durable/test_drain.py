@@ -1,5 +1,6 @@
-"""A real SIGTERM to a real server with ``--drain-s`` (issue 13 item 7): it stays up, unready and
-refusing new matches, until its last match has ended, then stops; its log is JSON lines."""
+"""A real SIGTERM to a real server with ``--drain-s`` (PROTOCOL.md "Probes and metrics"): it stays
+up, unready and refusing new matches, until its last match has ended, then stops; its log is JSON
+lines."""
 
 from __future__ import annotations
 

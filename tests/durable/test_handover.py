@@ -1,5 +1,6 @@
-"""Deploys without losing matches (issue 13 item 4): a real SIGTERM to the server that runs a
-match, in the middle of a turn, while a peer lives on the same database and Redis.
+"""Deploys without losing matches (PROTOCOL.md "Several servers on one database"): a real SIGTERM to
+the server that runs a match, in the middle of a turn, while a peer lives on the same database and
+Redis.
 
 The match goes on at the peer: every socket, on the leaving process (closed with 1012) and on the
 peer (told the match moved, 1012 too), reconnects there with ``?since=`` and gets every version
@@ -143,7 +144,7 @@ async def test_sigterm_of_the_owner_mid_turn_hands_the_match_to_the_peer(
         )
         for seat in after.seats:
             seat.acting = False
-        await asyncio.sleep(0.2)
+        await after.until(after.answered)  # a command already sent lands
         await after.until(after.settled)
         ended_at = after.version()
         resigning = after.seats[0]
@@ -227,7 +228,7 @@ async def test_a_hand_over_that_stood_a_clock_past_the_d5_threshold_is_a_timing_
             ann = before.seats[0]
             await asyncio.wait_for(ann.ws.wait_closed(), 10)  # a did not wait for b for ever
             assert ann.ws.close_code == 1012
-            await asyncio.sleep(THRESHOLD_MS / 1000 + 0.5)
+            await asyncio.sleep(THRESHOLD_MS / 1000 + 0.5)  # the time under test: b stalls past it
         finally:
             b.process.send_signal(signal.SIGCONT)
         assert await asyncio.to_thread(a.process.wait, 20) == -signal.SIGTERM

@@ -1,5 +1,6 @@
-"""``POST /api/records`` refuses whatever the engine's own replay does not vouch for (issue 10
-item 5), with ``422 bad_message`` naming the field and quoting the bad value, never a 500:
+"""``POST /api/records`` refuses whatever the engine's own replay does not vouch for (PROTOCOL.md
+"Replays and ended matches"), with ``422 bad_message`` naming the field and quoting the bad value,
+never a 500:
 
 - numbers a record cannot hold: floats for integers, integers past 64 bits or past the year
   9999, negative times — anywhere in the document;

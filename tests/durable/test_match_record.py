@@ -1,5 +1,5 @@
 """A complete match over a real server is stored; its record is exported over HTTP, verified by
-``specbid replay --verify``, imported into a fresh server and replayed (issue 4 §6, D4); a
+``specbid replay --verify``, imported into a fresh server and replayed (D4); a
 tampered record fails verification, naming the first discrepancy; and no socket ever receives
 a round's salt or deck before that round has ended."""
 
@@ -134,7 +134,7 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
     header = record["match"]
     assert header["id"] == match.match_id
     assert header["status"] == "finished"
-    assert header["rated"] is False  # two guests: rated only between accounts (issue 11)
+    assert header["rated"] is False  # two guests: rated only between accounts
     as_guest = {"account": False}
     assert header["players"] == {
         "first": {"name": "Ann", **as_guest},
@@ -179,7 +179,8 @@ async def test_a_match_is_stored_exported_verified_imported_and_replayed(
             token = await guest(http, "Cy")
             created = await http.post("/api/records", json=record, headers=bearer(token))
             assert created.status_code == 201, created.text
-            # A fresh id of the server's own, the record's kept as data (issue 10 item 5).
+            # A fresh id of the server's own, the record's kept as data (PROTOCOL.md "Limits and
+            # close codes").
             imported_id = created.json()["id"]
             assert imported_id != match.match_id
             assert created.json()["imported_id"] == match.match_id

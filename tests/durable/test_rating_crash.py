@@ -1,6 +1,6 @@
-"""Kill -9 during a match between two accounts (D5, issue 11): the server started again on the
-same database ends the match aborted — timing failure, unrated — and neither player's rating,
-wins, losses or rating history moves."""
+"""Kill -9 during a match between two accounts (D5, PROTOCOL.md "Players: profiles, ratings and
+archives"): the server started again on the same database ends the match aborted — timing failure,
+unrated — and neither player's rating, wins, losses or rating history moves."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ async def account(http: httpx.AsyncClient, name: str) -> str:
     return session
 
 
-async def until(
+async def receive_until(
     ws: ClientConnection, wanted: str, condition: Callable[[JSON], bool] = lambda _: True
 ) -> JSON:
     """The first ``wanted`` message whose match view meets ``condition``."""
@@ -41,9 +41,9 @@ async def until(
 
 async def resign(server: Server, match_id: str, token: str) -> None:
     async with connect(server.ws_url(match_id, token)) as ws:
-        state = await until(ws, "state")
+        state = await receive_until(ws, "state")
         await ws.send(json.dumps({"type": "resign", "version": state["version"]}))
-        await until(ws, "update", lambda m: m["status"] == "finished")
+        await receive_until(ws, "update", lambda m: m["status"] == "finished")
 
 
 async def profiles(http: httpx.AsyncClient) -> dict[str, JSON]:
@@ -68,10 +68,10 @@ async def test_a_killed_server_aborts_a_match_of_two_accounts_and_moves_no_ratin
             connect(server.ws_url(match_id, bo)) as second,
         ):
             for ws in (first, second):
-                state = await until(ws, "state")
+                state = await receive_until(ws, "state")
                 await ws.send(json.dumps({"type": "start", "version": state["version"]}))
             for ws in (first, second):  # the round is dealt and a decision's clock runs
-                await until(ws, "update", lambda m: m["clock"]["running"] is not None)
+                await receive_until(ws, "update", lambda m: m["clock"]["running"] is not None)
             server.kill()
 
     async with (

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from spectacular_bid.service.refusals import Rejection
 from spectacular_bid.service.replay import Rebuilt, verify
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.web.room import Rooms, RoomSettings
+from waiting import until
 
 from .inproc import end, play, resign, seated_match
 
@@ -140,19 +140,13 @@ async def test_a_finished_match_leaves_memory_and_is_served_from_the_store(
         await end(service, actor, players[1])
         audiences = (Audience.FIRST, Audience.SECOND, Audience.SPECTATOR)
         live = {a: state_message(rooms, actor, a) for a in audiences}
-        deadline = time.monotonic() + 5
-        while True:
-            try:
-                service.get(actor.id)
-            except Rejection:
-                break
-            assert time.monotonic() < deadline, "the finished actor stayed in memory"
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
-        items = []
-        while not watching.queue.empty():
-            items.append(watching.queue.get_nowait())
-        assert items[-1] is None  # its socket is told to reconnect
+        await until(lambda: not service.holds(actor.id), what="the finished actor left memory")
+        with pytest.raises(Rejection):
+            service.get(actor.id)
+        # Its socket is told to reconnect (None), and nothing comes after that.
+        while await asyncio.wait_for(watching.queue.get(), 30) is not None:
+            pass
+        assert watching.queue.empty()
 
         ended = await service.find(actor.id)
         assert isinstance(ended, Rebuilt)
@@ -180,7 +174,7 @@ async def test_ended_matches_are_listed_newest_first_page_by_page(store: MatchSt
     try:
         ended = []
         for _ in range(5):
-            actor, players = await seated_match(service, accounts=True)  # rated (issue 11)
+            actor, players = await seated_match(service, accounts=True)  # two accounts: rated
             await resign(service, actor, players[0])
             ended.append(actor.id)
         live, _ = await seated_match(service)

@@ -33,7 +33,7 @@ TIMEOUT_MS: Final = 800
 async def quiet(watcher: Watcher, seconds: float) -> None:
     """No new version reaches ``watcher`` within ``seconds``: nothing ended the match."""
     version = watcher.version
-    await asyncio.sleep(seconds)
+    await asyncio.sleep(seconds)  # the time under test: it passes, and nothing may happen in it
     assert watcher.version == version, watcher.frames[-1]
 
 

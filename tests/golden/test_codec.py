@@ -1,6 +1,6 @@
-"""The record codec is explicit and pinned (issue 9 §8): one value of every event and recorded
-command encodes to exactly the JSON in ``codec.json`` — the shapes of record format 1, which
-format 2 keeps — and every command decodes back to itself. Renaming a field of an event or a
+"""The record codec is explicit and pinned (PROTOCOL.md "Events"): one value of every event and
+recorded command encodes to exactly the JSON in ``codec.json`` — the shapes of record format 1,
+which format 2 keeps — and every command decodes back to itself. Renaming a field of an event or a
 command in ``rules/actions.py`` or ``service/events.py`` must fail here, not change the record.
 
 To see what changed after an intended change of the format: ``pytest tests/golden/test_codec.py``

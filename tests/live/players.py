@@ -1,4 +1,5 @@
-"""Accounts, profiles and short matches over a real server's HTTP API and sockets (issue 11).
+"""Accounts, profiles and short matches over a real server's HTTP API and sockets (PROTOCOL.md
+"Players: profiles, ratings and archives").
 
 Account names are unique on a server, and a module's server serves all its tests: :func:`named`
 gives each test names of its own.

@@ -1,8 +1,9 @@
 """A real ``specbid serve`` process on a free port, with its log kept for inspection.
 
 The server gets a fixed deck seed (a test-only setting) and a data folder of its own: the
-``--data-dir`` flag when this version of ``serve`` has it (issue 4), and ``SPECBID_DATA_DIR``
-either way. The shell's other ``SPECBID_*`` variables and ``DATABASE_URL`` are not passed on.
+``--data-dir`` flag when this version of ``serve`` has it (OPERATIONS.md "Storage"), and
+``SPECBID_DATA_DIR`` either way. The shell's other ``SPECBID_*`` variables and ``DATABASE_URL`` are
+not passed on.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ STARTED: list[LiveServer] = []
 
 @functools.cache
 def _serve_flags() -> str:
-    """``specbid serve --help``: which flags this version of the server has (issue 4 adds
-    ``--data-dir``; until then the ``SPECBID_DATA_DIR`` variable is simply ignored)."""
+    """``specbid serve --help``: which flags this version of the server has (a later one
+    adds ``--data-dir``; until then the ``SPECBID_DATA_DIR`` variable is simply ignored)."""
     done = subprocess.run([*SERVE, "--help"], capture_output=True, text=True, check=True)
     return done.stdout
 

@@ -1,6 +1,7 @@
-"""Players who come back (issue 11), over a real server: accounts and their sessions, the login
-throttle, Glicko-2 ratings moved by rated matches only (checked against an independent
-computation, :mod:`.glicko2`), rematches, and a player's history page by page.
+"""Players who come back (PROTOCOL.md "Players: profiles, ratings and archives"), over a real
+server: accounts and their sessions, the login throttle, Glicko-2 ratings moved by rated matches
+only (checked against an independent computation, :mod:`.glicko2`), rematches, and a player's
+history page by page.
 
 The ratings, rematch and history tests run on SQLite and, when ``TEST_DATABASE_URL`` is set, on
 a PostgreSQL database of their own; the throttle is in memory and gets a fresh SQLite server per

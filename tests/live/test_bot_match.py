@@ -1,4 +1,4 @@
-"""A whole match against each computer level over a real server (issue 14).
+"""A whole match against each computer level over a real server (PROTOCOL.md "POST /api/matches").
 
 A person plays random legal commands from the ``legal`` the server sends it; the computer
 answers through the service. The server runs its bots with no minimum delay and a twentieth of
@@ -98,7 +98,7 @@ async def test_a_match_against_the_computer_ends_with_a_result(
 
 
 async def shown_with_its_level(api: Api, match_id: str, level: int) -> None:
-    """Issue 14 item 4: unrated, and the lobby, the archive and the computer's profile name
+    """Unrated, and the lobby, the archive and the computer's profile name
     the level."""
     lobby = (await api.http.get("/api/lobby")).json()
     line = next(m for m in lobby["finished"] if m["id"] == match_id)

@@ -161,7 +161,8 @@ async def archive_rematch_she_left(server: LiveServer, api: Api) -> tuple[list[s
     cy, di = await account(api, cy_name), await account(api, di_name)
     played = await duel(api, cy, di)
     await resign(server, played, di)
-    await asyncio.sleep(0.6)  # twice --idle-ttl-ms: nobody has it open, it leaves memory
+    # Twice --idle-ttl-ms passes (the time under test): nobody has it open, it leaves memory.
+    await asyncio.sleep(0.6)
     url = f"/api/matches/{played}/rematch"
     assert (await api.http.post(url, headers=bearer(cy))).json()["offered_by"] == "first"
     lobby = (await api.http.get("/api/lobby", headers=bearer(di))).json()

@@ -1,6 +1,7 @@
-"""Frames a real server must survive quietly (issue 10 item 5): invalid UTF-8 in a text message
-closes that socket with 1007, and a lone surrogate spelt in JSON gets a ``bad_message``; neither
-is logged as the server's error, nor touches the other sockets of the match.
+"""Frames a real server must survive quietly (PROTOCOL.md "Limits and close codes"): invalid UTF-8
+in a text message closes that socket with 1007, and a lone surrogate spelt in JSON gets a
+``bad_message``; neither is logged as the server's error, nor touches the other sockets of the
+match.
 
 The server here logs at INFO, so the test sees the one line each refusal is worth.
 """
@@ -113,7 +114,7 @@ async def test_a_lone_surrogate_is_a_bad_message_and_the_socket_stays(
     assert error["code"] == "bad_message"
     assert error["id"] == json.loads(text).get("id") if "ok" in text else error["id"] is None
     await assert_answers(player)
-    await asyncio.sleep(0.1)
+    await asyncio.sleep(0.1)  # a window for a wrong log line: none may come in it
     assert_clean_log(info_server.new_log())
     assert not spectator.errors()
     for peer in (player, spectator):

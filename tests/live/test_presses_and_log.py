@@ -1,4 +1,4 @@
-"""Idempotent presses and the move log, over a real server (issue 9).
+"""Idempotent presses and the move log, over a real server (PROTOCOL.md "The version rule").
 
 - Start/Continue is a press, never refused as ``stale_version``: two players pressing at the same
   moment against the same version both get ``ack`` and the round is dealt at once (D3), and a
@@ -134,7 +134,7 @@ async def first_dealing_update(peer: Peer, timeout: float) -> Msg:
 
 
 async def test_both_players_press_start_at_once(fast_server: LiveServer) -> None:
-    """D3, issue 9: two Start presses made against the same version both count; the second
+    """D3: two Start presses made against the same version both count; the second
     deals the round at once (not at the end of the grace) and both senders get ``ack``."""
     api = Api(fast_server)
     _, _, peers = await seated(fast_server, api)

@@ -49,7 +49,7 @@ async def test_reconnect_gets_the_missed_events_and_a_clock_that_ran(server: Liv
         missed.append(await witness.update_at(moved))
     moved = missed[-1]["version"]
     assert missed[-1]["match"]["to_act"] == "first"
-    await asyncio.sleep(OFFLINE_S)
+    await asyncio.sleep(OFFLINE_S)  # the time under test: away, while the clock runs
 
     back = await open_peer(server, match_id, "back", ann, since=str(ready))
     first = await back.receive()
@@ -77,7 +77,7 @@ async def test_reconnect_gets_the_missed_events_and_a_clock_that_ran(server: Liv
         lambda m: m["type"] == "presence" and not m["online"]["first"]
     )
     assert offline["online"] == {"first": False, "second": True}
-    await asyncio.sleep(OFFLINE_S)
+    await asyncio.sleep(OFFLINE_S)  # the time under test: away, while the clock runs
     again = await open_peer(server, match_id, "again", ann, since=str(moved))
     resumed = await again.receive()
     assert (resumed["type"], resumed["version"], resumed["events"]) == ("update", moved, [])

@@ -1,5 +1,5 @@
 """Who may act over a real server: a seat belongs to the token that took it, a spectator acts
-for no one, and a foreign page cannot open a socket at all (issue 3 §3, §8)."""
+for no one, and a foreign page cannot open a socket at all (PROTOCOL.md "Identity")."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def without_clock(body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_no_token_acts_for_a_seat_it_does_not_hold(server: LiveServer) -> None:
-    """Issue 3 §3, R8.3: ``not_your_seat``, ``not_your_turn`` and ``not_a_player`` change
+    """R8.3: ``not_your_seat``, ``not_your_turn`` and ``not_a_player`` change
     nothing; R2.2: a player watching as a spectator sees no hand and acts for no one."""
     api = Api(server)
     match_id, ann, bob = await api.duel()
@@ -85,7 +85,8 @@ async def test_no_token_acts_for_a_seat_it_does_not_hold(server: LiveServer) -> 
 async def test_a_foreign_origin_is_refused_at_the_handshake(
     server: LiveServer, origin: str
 ) -> None:
-    """Issue 3 §8: a page elsewhere cannot use the player's cookie to open the match socket."""
+    """A page elsewhere (PROTOCOL.md "Requests from other sites") cannot use the player's cookie to
+    open the match socket."""
     api = Api(server)
     ann = await api.guest("Ann")
     match_id = await api.new_match(ann)

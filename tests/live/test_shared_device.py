@@ -28,7 +28,7 @@ async def assert_handover(api: Api, device: Peer, token: str, match_id: str, sea
     )
     clock = view["clock"]
     assert (clock["running"], clock["deadline_ms"], clock["delay_left_ms"]) == (None, None, 0)
-    await asyncio.sleep(STAND_S)
+    await asyncio.sleep(STAND_S)  # the time under test: it passes, the clocks stand
     later = (await api.read(match_id, token))["match"]
     assert later["audience"] == "device"
     assert later["hand"] is None

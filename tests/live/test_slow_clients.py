@@ -1,5 +1,6 @@
-"""Connections that never finish arriving, and sockets that stop answering (issue 10 item 3), on
-a real server: each is closed after its timeout, and the server keeps taking new handshakes."""
+"""Connections that never finish arriving, and sockets that stop answering (PROTOCOL.md "Limits and
+close codes"), on a real server: each is closed after its timeout, and the server keeps taking new
+handshakes."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def test_many_slow_clients_do_not_stop_new_handshakes(impatient_server: LiveServ
     try:
         r = httpx.get(f"{impatient_server.http_url}/api/lobby", timeout=5)
         assert r.status_code == 200
-        time.sleep(TIMEOUT_S + 1)
+        time.sleep(TIMEOUT_S + 1)  # the time under test: the server's timeout runs out
         for conn in slow:  # every one was closed by the server
             conn.settimeout(2)
             assert conn.recv(1) == b""
@@ -94,7 +95,7 @@ def test_a_finished_request_is_answered_even_when_its_reply_takes_a_while(
     # A keep-alive connection that sends its next request late is timed from that request on.
     with httpx.Client(base_url=impatient_server.http_url, timeout=5) as http:
         assert http.get("/api/lobby").status_code == 200
-        time.sleep(TIMEOUT_S * 0.6)
+        time.sleep(TIMEOUT_S * 0.6)  # the time under test: idle, within the timeout
         assert http.get("/api/lobby").status_code == 200
 
 
@@ -108,7 +109,7 @@ async def test_a_socket_that_answers_no_ping_is_closed(impatient_server: LiveSer
     # A client that answers pings stays; one whose pongs never come is dropped.
     async with connect(impatient_server.ws_url(match_id), ping_interval=None) as alive:
         await alive.recv()
-        await asyncio.sleep(PING_S * 4)
+        await asyncio.sleep(PING_S * 4)  # the time under test: several pings, each answered
         await alive.send('{"type":"ping"}')
         assert '"pong"' in await _next_text(alive, "pong")
     head = upgrade_head(impatient_server, match_id) + b"\r\n"

@@ -85,7 +85,7 @@ async def test_the_grace_period_deals_without_the_second_start(timers_server: Li
     assert first.view["hand"] is not None
 
     # The join timeout has passed by now: a joined match is not aborted by it.
-    await asyncio.sleep(max(0, JOIN_TIMEOUT_MS - GRACE_MS) / 1000 + 0.1)
+    await asyncio.sleep(max(0, JOIN_TIMEOUT_MS - GRACE_MS) / 1000 + 0.1)  # the time under test
     assert (await api.read(match_id))["match"]["status"] == "active"
     for peer in (first, spectator):
         assert not peer.errors()

@@ -214,7 +214,8 @@ def test_r6_5_non_jockey_paying_its_whole_balance_loses_before_the_opening_tile(
 
 
 def test_r6_5_the_legal_bids_mark_the_one_that_would_cost_the_whole_balance() -> None:
-    """The view marks it (``loses_match``) so that a client asks before sending it (issue 12)."""
+    """The view marks it (``loses_match``) so that a client asks before sending it (README
+    "Play")."""
     match = in_auction()
     legal = legal_view(match, FIRST)
     assert legal is not None

@@ -14,12 +14,12 @@ from spectacular_bid.rules.actions import (
     TransferReason,
     Transferred,
 )
-from spectacular_bid.rules.board import Board, Joint, Place, Side
+from spectacular_bid.rules.board import Board, Joint, Place, Side, award_for
 from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.match import Phase
 from spectacular_bid.rules.notation import parse_moves, parse_placement
 from spectacular_bid.rules.seats import BySeat, Seat
-from spectacular_bid.rules.tiles import Tile
+from spectacular_bid.rules.tiles import TILES, Tile
 
 from .decks import action, after_domino_round, dealt, deck, play
 
@@ -222,6 +222,33 @@ def test_r3_5_sums_that_are_not_multiples_of_5_award_nothing(moves: str, ends_su
     board = parse_moves(moves)
     assert board.ends_sum == ends_sum
     assert board.award == 0
+
+
+@pytest.mark.parametrize(
+    ("ends_sum", "award"),
+    [(0, 0), (1, 0), (4, 0), (5, 5), (6, 0), (10, 10), (14, 0), (15, 15), (16, 0), (20, 20)],
+)
+def test_r3_5_award_for_a_sum_is_the_sum_when_a_positive_multiple_of_5(
+    ends_sum: int, award: int
+) -> None:
+    assert award_for(ends_sum) == award
+
+
+@pytest.mark.parametrize(
+    "moves", ["", "1-4", "1-4 1-1@1-4:smaller", "3-6 6-6@3-6:larger 3-4@3-6:smaller", "5-5"]
+)
+def test_r3_5_award_after_a_placement_is_what_laying_it_awards(moves: str) -> None:
+    # The bots rank placements by this without laying them; it must agree with laying each one.
+    board = parse_moves(moves)
+    checked = 0
+    for tile in (tile for tile in TILES if tile not in board.tiles):
+        places = board.places_for(tile)
+        for code in [place.code for place in places] if board.tiles else [-1]:
+            laid = board.copy()
+            laid.lay(tile, code)
+            assert board.award_after(tile, code) == laid.award == award_for(laid.ends_sum)
+            checked += 1
+    assert checked > 0
 
 
 # -- Appendix B's long sequence through a match ----------------------------------------------

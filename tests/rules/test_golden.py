@@ -1,4 +1,4 @@
-"""Golden playthroughs (STYLE rule 6, third kind): whole seeded matches replayed in CI.
+"""Golden playthroughs (the third kind of engine tests): whole seeded matches replayed in CI.
 
 Each file ``tests/golden/match_seed_<seed>.txt`` is the transcript of one complete random match
 (format: ``tests/rules/transcript.py``). The test replays the file's inputs on a fresh engine and

@@ -1,4 +1,4 @@
-"""Hypothesis properties of the rules engine (STYLE rule 6, second kind).
+"""Hypothesis properties of the rules engine (the second of three kinds of engine tests).
 
 Every property drives complete random matches: each round is dealt from a fresh shuffle
 (:class:`Deal`), every decision is a uniform pick from ``match.legal_actions()``, and in some

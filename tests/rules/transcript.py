@@ -1,4 +1,5 @@
-"""Golden playthroughs: a whole seeded match as a line-based text record (STYLE rule 6).
+"""Golden playthroughs: a whole seeded match as a line-based text record (the third kind of engine
+tests).
 
 :func:`record` plays a complete match with ``random.Random(seed)`` — a shuffle for every deal, a
 uniform pick among ``legal_actions()`` for every decision, no resignation — and writes its

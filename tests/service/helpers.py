@@ -10,11 +10,9 @@ timers are not the subject of the test. A socket's subscription lives in the web
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, replace
 
@@ -350,16 +348,6 @@ def tiles_named(message: JSON) -> set[Tile]:
 # -- waiting and refusals --------------------------------------------------------------------
 
 
-async def wait_until(condition: Callable[[], bool], timeout_s: float = 3.0) -> float:
-    """Let the loop run until ``condition()`` holds; return the seconds it took."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout_s:
-            raise AssertionError(f"still false after {timeout_s} s")
-        await asyncio.sleep(0.002)
-    return time.monotonic() - started
-
-
 async def refused(request: Awaitable[object]) -> Rejection:
     """The :class:`Rejection` a request raises (it must raise one)."""
     with pytest.raises(Rejection) as info:
@@ -377,7 +365,7 @@ def refused_now(request: Callable[[], object]) -> Rejection:
 def split_reveals(message: JSON) -> tuple[JSON, list[JSON]]:
     """``message`` without its deck reveals (the ``deck_revealed`` events and the snapshot's
     ``deck_reveal``), and those reveals: a finished round's whole deck, published on purpose
-    (issue 4 §5) and checked on its own terms."""
+    (PROTOCOL.md "Events") and checked on its own terms."""
     reveals: list[JSON] = []
 
     def strip(value: JSON) -> JSON:

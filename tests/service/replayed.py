@@ -1,5 +1,5 @@
 """Every record the test suite produces replays through the machine to exactly the recorded
-events and final state (issue 9).
+events and final state (PROTOCOL.md "The version rule").
 
 :class:`StoredMatches` notes every :class:`InMemoryStore` and every :class:`MatchActor` a test
 creates. After the test, each stored match's versions are re-run through the match machine

@@ -281,7 +281,7 @@ async def test_d6_a_command_received_at_the_deadline_is_a_loss_on_time(tables: T
         MatchStatus.FINISHED,
         "first",
         "time",
-        True,  # a loss on time between two accounts (issue 11)
+        True,  # a loss on time between two accounts: rated
     )
     late = await refused(table.act(FIRST, ResignMatch()))
     assert late.code is ErrorCode.MATCH_OVER

@@ -1,9 +1,11 @@
-"""Who may act, against which version, and what a refusal leaves behind (R8.3, issue 3 §3, §5,
-and the durability order of issue 4): every refused command changes nothing at all."""
+"""Who may act, against which version, and what a refusal leaves behind (R8.3, PROTOCOL.md
+"The version rule", and the durability order): every refused command changes nothing at all."""
 
 from __future__ import annotations
 
 import dataclasses
+
+import pytest
 
 from spectacular_bid.rules.board import Place, Side
 from spectacular_bid.rules.match import Phase
@@ -18,7 +20,7 @@ from spectacular_bid.service.commands import (
     Reveal,
     Start,
 )
-from spectacular_bid.service.ports import MatchMode, MatchStatus
+from spectacular_bid.service.ports import LeaseLostError, MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.state import MatchState
 
@@ -150,7 +152,7 @@ async def test_r8_3_a_seat_cannot_act_for_the_other_seat(tables: Tables) -> None
     resign = await refused(table.act(SECOND, ResignMatch(), seat=FIRST))
     assert resign.code is ErrorCode.NOT_YOUR_SEAT
     await before.unchanged(table)
-    # Watching as the other seat is refused too (issue 3 §5: each view is its receiver's).
+    # Watching as the other seat is refused too (each view is its receiver's, R2.2).
     peek = refused_now(lambda: table.subscribe(table.player(SECOND), None, Audience.FIRST))
     assert peek.code is ErrorCode.NOT_YOUR_SEAT
 
@@ -239,7 +241,7 @@ async def test_d4_a_round_row_and_the_final_header_come_with_their_versions(
 ) -> None:
     """The deal's commitment is the round's row as soon as the deal is stored; the match's end
     is in its header in the same write as the ending version, and a refused ending write leaves
-    the header live (issue 4, durability order)."""
+    the header live (the durability order)."""
     table = await dealt(tables)
     actor, store = table.actor, table.store
     rounds = await store.rounds(actor.id)
@@ -266,7 +268,7 @@ async def test_d4_a_round_row_and_the_final_header_come_with_their_versions(
 async def test_d3_a_start_already_in_effect_is_acknowledged_and_changes_nothing(
     tables: Tables,
 ) -> None:
-    """Start/Continue is a press, not a move (issue 9 §4): it is never refused as stale. A seat
+    """Start/Continue is a press, not a move (D3): it is never refused as stale. A seat
     that already pressed, or a press made before the last deal, gets an ack with no new version;
     a move made against an old version is still refused (R8.3)."""
     table = await tables.open(
@@ -300,7 +302,7 @@ async def test_d3_a_start_already_in_effect_is_acknowledged_and_changes_nothing(
 async def test_r7_5_a_reveal_already_in_effect_is_acknowledged_and_changes_nothing(
     tables: Tables,
 ) -> None:
-    """Reveal is a press too (issue 9 §4): pressed twice, or made before the current hand-over
+    """Reveal is a press too (D3): pressed twice, or made before the current hand-over
     began, it gets an ack — and never shows the next player's hand (R7.5)."""
     table = await tables.open(
         fake_time_settings(),
@@ -332,3 +334,24 @@ async def test_r7_5_a_reveal_already_in_effect_is_acknowledged_and_changes_nothi
     assert table.view(Audience.DEVICE)["hand"] is None
     assert await table.submit(ANN, Reveal()) == played + 1
     assert actor.state.revealed is SECOND
+
+
+async def test_a_command_on_a_server_that_lost_its_lease_is_refused_busy_and_changes_nothing(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A peer took this server's lease (OPERATIONS.md, "Running it for real"): the command's version
+    # cannot be stored here; the player is told to try again (where the match now is), not
+    # that storage failed.
+    table = await dealt(tables)
+    before = await Before.of(table)
+
+    async def fenced(*_args: object, **_kwargs: object) -> None:
+        raise LeaseLostError("this server lost its lease on the database")
+
+    monkeypatch.setattr(table.store, "append", fenced)
+    rejection = await refused(table.act(FIRST, PlayTile(SIX_SIX)))
+    assert rejection.code is ErrorCode.SERVER_BUSY
+    assert rejection.retry_after_s == 1
+    assert "lost its lease" in rejection.message
+    monkeypatch.undo()
+    await before.unchanged(table)

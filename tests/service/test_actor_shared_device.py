@@ -1,5 +1,6 @@
 """A shared device (hot-seat): both seats on one device, a private hand-over between them during
-which the clocks stand and no hand is shown (R7.5, issue 3 §6), and one Start press (D3)."""
+which the clocks stand and no hand is shown (R7.5, PROTOCOL.md "The shared device"), and one Start
+press (D3)."""
 
 from __future__ import annotations
 

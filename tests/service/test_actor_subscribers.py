@@ -1,5 +1,5 @@
-"""A slow socket never slows a match (issue 3 §8): its bounded queue overflows, it is dropped,
-and everyone else carries on."""
+"""A slow socket never slows a match (PROTOCOL.md "Limits and close codes"): its bounded queue
+overflows, it is dropped, and everyone else carries on."""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from spectacular_bid.service.ports import MatchMode, MatchStatus
 from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.timesource import monotonic_ms
+from waiting import until
 
 from .helpers import (
     ANN,
@@ -33,7 +34,6 @@ from .helpers import (
     fake_time_settings,
     refused,
     repeat,
-    wait_until,
 )
 
 
@@ -60,7 +60,7 @@ async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tab
     deadline = actor.state.clock.deadline_ms()
     assert deadline == actor.state.clock.decision_started_ms + 500
     version = actor.version
-    await wait_until(lambda: actor.state.match.is_over)
+    await until(lambda: actor.state.match.is_over)
     assert table.now() >= deadline
     assert actor.state.match.result == MatchEnded(SECOND, MatchEnd.TIME)
     assert actor.state.status is MatchStatus.FINISHED
@@ -78,7 +78,7 @@ async def test_r7_7_the_server_flags_at_the_deadline_with_no_message(tables: Tab
 
 class HalfSpeed:
     """A monotonic ms source running at half the speed of the loop's clock: every timer armed
-    from it fires early by its own measure (issue 3 §8: timers may fire early)."""
+    from it fires early by its own measure (timers may fire early)."""
 
     def __init__(self) -> None:
         self._origin_ms = monotonic_ms()
@@ -97,7 +97,7 @@ async def test_r7_7_a_flag_timer_that_fires_early_never_flags_early(tables: Tabl
     await table.start_round()
     deadline = actor.state.clock.deadline_ms()
     assert deadline == actor.state.clock.decision_started_ms + 200
-    await wait_until(lambda: actor.state.match.is_over)
+    await until(lambda: actor.state.match.is_over)
     assert source() >= deadline
     assert actor.state.match.result == MatchEnded(SECOND, MatchEnd.TIME)
     flag = (await table.store.events(actor.id))[-1]
@@ -121,7 +121,7 @@ async def test_d7_the_server_aborts_an_undecided_seat_at_its_delay_plus_the_grac
     assert deadline == started + 500
     assert actor.state.clock.deadline_ms() == started + 60_200
     assert table.view(Audience.SECOND)["first_decision_deadline_ms"] == deadline
-    await wait_until(lambda: actor.state.match.is_over)
+    await until(lambda: actor.state.match.is_over)
     assert table.now() >= deadline
     assert actor.state.match.result == MatchEnded(None, MatchEnd.NO_FIRST_DECISION, FIRST)
     assert actor.state.status is MatchStatus.ABORTED
@@ -168,7 +168,8 @@ async def test_d3_a_round_starts_when_both_seats_have_pressed_start(tables: Tabl
     assert dealt.command["type"] == "deal"
     again = await refused(table.act(SECOND, Start()))
     assert again.code is ErrorCode.WRONG_PHASE
-    # A press made before the deal is already in effect: acknowledged, nothing new (issue 9 §4).
+    # A press made before the deal is already in effect: acknowledged, nothing new (PROTOCOL.md
+    # "Client → server").
     assert await table.act(SECOND, Start(), version=version + 1) == version + 2
     assert actor.version == version + 2
     assert len(await table.store.events(actor.id)) == version + 2
@@ -184,7 +185,7 @@ async def test_d3_the_grace_period_deals_the_first_round_by_itself(tables: Table
     start_deadline = actor.state.start_deadline_ms
     await table.act(FIRST, Start())  # one seat only: not enough by itself
     assert actor.state.match.phase is Phase.AWAITING_DEAL
-    await wait_until(lambda: actor.state.match.round_number == 1)
+    await until(lambda: actor.state.match.round_number == 1)
     deal = (await table.store.events(actor.id))[-1]
     assert deal.command["type"] == "deal"
     assert deal.seat is None
@@ -207,7 +208,7 @@ async def test_d3_the_grace_period_deals_the_next_round_after_a_settlement(
     settled = (await table.store.events(actor.id))[-1]
     assert actor.state.start_deadline_ms == settled.mono_ms + 150
     start_deadline = actor.state.start_deadline_ms
-    await wait_until(lambda: actor.state.match.round_number == 2)
+    await until(lambda: actor.state.match.round_number == 2)
     deal = (await table.store.events(actor.id))[-1]
     assert deal.command["type"] == "deal"
     assert deal.seat is None
@@ -222,7 +223,7 @@ async def test_d3_the_join_timeout_aborts_a_match_with_an_empty_seat(tables: Tab
     assert join_deadline is not None
     created_from, created_to = table.created_ms
     assert created_from + 100 <= join_deadline <= created_to + 100
-    await wait_until(lambda: actor.state.match.is_over)
+    await until(lambda: actor.state.match.is_over)
     ended = header_of(actor.id, actor.state, actor.created_wall_ms, actor.ended_wall_ms)
     assert ended.status is MatchStatus.ABORTED
     assert ended.ended_at_ms is not None
@@ -306,7 +307,7 @@ async def test_d3_a_match_joined_in_time_is_not_aborted(tables: Tables) -> None:
     table = await tables.open(ServiceSettings(join_timeout_ms=100), start_monitor=True)
     actor = table.actor
     assert actor.state.join_deadline_ms is None
-    await asyncio.sleep(0.25)
+    await asyncio.sleep(0.25)  # the time under test: the join timeout passes
     assert actor.state.status is MatchStatus.ACTIVE
     assert actor.state.match.result is None
 
@@ -322,7 +323,7 @@ async def test_d3_a_join_refused_for_storage_keeps_the_join_timeout(tables: Tabl
     assert actor.state.seats[1] is None
     assert actor.state.status is MatchStatus.WAITING
     assert actor.state.join_deadline_ms == join_deadline  # "nothing changed" (R8.3)
-    await wait_until(lambda: actor.state.match.is_over, timeout_s=1.5)
+    await until(lambda: actor.state.match.is_over, within_s=1.5)
     ended = header_of(actor.id, actor.state, actor.created_wall_ms, actor.ended_wall_ms)
     assert ended.status is MatchStatus.ABORTED
     assert ended.ended_at_ms is not None
@@ -343,7 +344,7 @@ async def test_d3_a_deal_refused_for_storage_keeps_the_grace_period(tables: Tabl
     assert actor.state.ready == {FIRST}
     assert actor.state.start_deadline_ms == start_deadline
     # Nobody presses again: the grace period must still deal the round (D3: no stalling).
-    await wait_until(lambda: actor.state.match.round_number == 1, timeout_s=1.5)
+    await until(lambda: actor.state.match.round_number == 1, within_s=1.5)
 
 
 # -- the loop-lag monitor (D5) -----------------------------------------------------------------
@@ -360,7 +361,7 @@ async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Ta
     assert actor.state.clock.running is FIRST
     version = actor.version
     time.sleep(0.4)  # the loop is blocked: no timer, no monitor tick, nothing runs
-    await wait_until(lambda: actor.state.match.is_over)
+    await until(lambda: actor.state.match.is_over)
     assert table.service.lag.stalls == 1
     assert actor.state.match.result == MatchEnded(None, MatchEnd.TIMING_FAILURE)
     assert actor.state.status is MatchStatus.ABORTED
@@ -373,7 +374,7 @@ async def test_d5_a_stall_while_a_clock_runs_aborts_the_match_unrated(tables: Ta
     assert ended == [{"type": "match_ended", "winner": None, "reason": "timing_failure"}]
     assert await header(table) == (MatchStatus.ABORTED, None, "timing_failure", False)
     players = await table.store.players([ANN.id, BO.id])
-    assert [p.rating for p in players.values()] == [None, None]  # no rating moved (issue 11)
+    assert [p.rating for p in players.values()] == [None, None]  # no rating moved
     assert await table.store.rating_changes(ANN.id, 10) == []
 
 
@@ -383,9 +384,9 @@ async def test_d5_a_stall_while_the_clocks_stand_aborts_nothing(tables: Tables) 
     actor = table.actor
     assert actor.state.match.phase is Phase.AWAITING_DEAL
     assert actor.state.clock.running is None
-    time.sleep(0.4)
-    await wait_until(lambda: table.service.lag.stalls == 1)
-    await asyncio.sleep(0.05)
+    time.sleep(0.4)  # the stall itself: the loop is blocked, on purpose
+    await until(lambda: table.service.lag.stalls == 1)
+    await asyncio.sleep(0.05)  # a window for a wrong abort: nothing may end the match in it
     assert actor.state.status is MatchStatus.ACTIVE
     assert actor.state.match.result is None
     await table.start_round()

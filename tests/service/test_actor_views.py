@@ -1,5 +1,5 @@
-"""What each subscriber is sent (D4, STYLE rule 3) and how a reconnecting client catches up
-(issue 3 §5: the missed events, or a full state when the gap is too large)."""
+"""What each subscriber is sent (R2.2, D4) and how a reconnecting client catches up
+(the missed events, or a full state when the gap is too large)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ class Referee:
         if audience in (Audience.FIRST, Audience.SECOND) and rnd is not None:
             seat = Seat.FIRST if audience is Audience.FIRST else Seat.SECOND
             self.own_tiles_seen[seat] += len(named & set(rnd.hand(seat)))
-        for reveal in reveals:  # a whole deck, but only of a finished round (issue 4 §5)
+        for reveal in reveals:  # a whole deck, but only of a finished round (PROTOCOL.md "Events")
             assert rnd is not None
             finished = reveal["round"] < rnd.number or match.phase in (
                 Phase.AWAITING_DEAL,

@@ -1,4 +1,5 @@
-"""Admission control (issue 10 item 1): new matches and joins are refused near capacity, with a
+"""Admission control (PROTOCOL.md "When the server is busy"): new matches and joins are refused near
+capacity, with a
 ``Retry-After``; the live matches are never touched by it."""
 
 from __future__ import annotations

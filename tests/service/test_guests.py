@@ -1,4 +1,4 @@
-"""The guests' token cache stays bounded (issue 10: a long-running server must not keep every
+"""The guests' token cache stays bounded (a long-running server must not keep every
 guest it ever saw), and a guest dropped from it is still found in the store."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""A match resumed from the store by the server it was handed to (issue 13 item 4): its running
-decision goes on where it stood, and D5 judges this server's loop only over the time it timed
-the match, not over a stall it had before the match came."""
+"""A match resumed from the store by the server it was handed to (PROTOCOL.md "Several servers on
+one database"): its running decision goes on where it stood, and D5 judges this server's loop only
+over the time it timed the match, not over a stall it had before the match came."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ async def test_a_stall_of_the_peer_after_it_resumed_the_match_is_a_timing_failur
 
 
 async def test_the_chat_goes_on_from_its_stored_lines(tables: Tables) -> None:
-    """The peer counts the lines said before the hand-over (issue 12 item 1): the next line
+    """The peer counts the lines said before the hand-over (PROTOCOL.md "chat"): the next line
     is numbered after them, not refused as a duplicate, and a new socket reads the history."""
     settings = fake_time_settings()
     table = await tables.open(settings)

@@ -1,5 +1,5 @@
-"""The count of live matches that admission reads (issue 10 item 1): kept as matches start,
-end, leave memory or go to a peer, not counted over every actor at each request."""
+"""The count of live matches that admission reads (PROTOCOL.md "When the server is busy"): kept as
+matches start, end, leave memory or go to a peer, not counted over every actor at each request."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from spectacular_bid.service.guests import token_hash
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
 from spectacular_bid.service.ports import MatchMode, PlayerRecord
+from waiting import until
 
-from .helpers import ANN, BO, FIRST, Tables, fake_time_settings, wait_until
+from .helpers import ANN, BO, FIRST, Tables, fake_time_settings
 
 
 async def test_a_match_counts_from_its_creation_until_it_ends(tables: Tables) -> None:
@@ -24,7 +25,7 @@ async def test_a_match_counts_from_its_creation_until_it_ends(tables: Tables) ->
     assert not table.actor.is_live
     assert service.holds(table.actor.id)  # still in memory, no longer live
     assert service.live_count() == 1
-    await service.let_go([other.id])  # handed to a peer (issue 13 item 4)
+    await service.let_go([other.id])  # handed to a peer
     assert service.live_count() == 0
 
 
@@ -38,7 +39,7 @@ async def test_an_evicted_match_is_not_counted_and_nothing_is_counted_twice() ->
         waiting = await service.create_match(ANN, MatchMode.INVITE)
         await service.join(ended.id, BO)
         await ended.submit(ANN.id, ResignMatch(), ended.version, service.now_ms())
-        await wait_until(lambda: not service.holds(ended.id))  # evicted at once (TTL 0)
+        await until(lambda: not service.holds(ended.id))  # evicted at once (TTL 0)
         assert service.live_count() == 1
         await ended.close()
         assert service.live_count() == 1

@@ -1,6 +1,7 @@
-"""A match handed from one server to another (issue 13 item 4) as the machine runs it: the clocks
-stand from the hand-over to the resumption, whatever the new server's clock reads, nothing can
-be done in between, and a server that never resumes it ends it charged at the hand-over (D5)."""
+"""A match handed from one server to another (PROTOCOL.md "Several servers on one database") as the
+machine runs it: the clocks stand from the hand-over to the resumption, whatever the new server's
+clock reads, nothing can be done in between, and a server that never resumes it ends it charged at
+the hand-over (D5)."""
 
 from __future__ import annotations
 

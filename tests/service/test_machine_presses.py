@@ -1,5 +1,5 @@
-"""Start/Continue and Reveal presses (D3, R7.5, issue 9 §4), the version gate on moves, and
-refusals that change nothing (R8.3), on the match machine alone.
+"""Start/Continue and Reveal presses (D3, R7.5, PROTOCOL.md "Client → server"), the version gate on
+moves, and refusals that change nothing (R8.3), on the match machine alone.
 
 A press is idempotent: it is never refused as stale, and a press already in effect — the same
 seat again, or one made before the deal or hand-over it asked for — is acknowledged with no new
@@ -111,7 +111,7 @@ def test_d3_on_a_shared_device_one_press_deals() -> None:
     assert table.state.dealt_version == 1
 
 
-def test_issue9_a_second_press_of_a_ready_seat_is_acknowledged_with_no_change() -> None:
+def test_a_second_press_of_a_ready_seat_is_acknowledged_with_no_change() -> None:
     table = Table.invite()
     table.send(FIRST, Start(), version=1)
     state = table.state
@@ -122,7 +122,7 @@ def test_issue9_a_second_press_of_a_ready_seat_is_acknowledged_with_no_change() 
         assert result.state is state
 
 
-def test_issue9_a_start_made_before_the_last_deal_is_already_in_effect() -> None:
+def test_a_start_made_before_the_last_deal_is_already_in_effect() -> None:
     """A press made against version 1 or 2 that arrives after the deal at 3 is an ack; once the
     match is over it is refused like anything else."""
     table = Table.invite()
@@ -135,7 +135,7 @@ def test_issue9_a_start_made_before_the_last_deal_is_already_in_effect() -> None
     assert table.refused(ann_early).code is ErrorCode.MATCH_OVER
 
 
-def test_issue9_a_start_made_before_the_deal_does_not_count_as_the_next_continue() -> None:
+def test_a_start_made_before_the_deal_does_not_count_as_the_next_continue() -> None:
     table = Table.invite(domino_deck())
     stale = table.submit(FIRST, Start(), version=1)
     table.start_round()
@@ -147,7 +147,7 @@ def test_issue9_a_start_made_before_the_deal_does_not_count_as_the_next_continue
     assert table.state.ready == {FIRST}
 
 
-def test_issue9_a_start_against_the_current_version_while_a_round_is_played_is_refused() -> None:
+def test_a_start_against_the_current_version_while_a_round_is_played_is_refused() -> None:
     table = dealt()
     rejection = table.refused(table.submit(FIRST, Start()))
     assert rejection.code is ErrorCode.WRONG_PHASE
@@ -159,7 +159,7 @@ def test_d3_a_start_while_the_match_waits_for_its_second_player_is_refused() -> 
     assert rejection.code is ErrorCode.WRONG_PHASE
 
 
-def test_issue9_a_start_that_would_deal_asks_for_a_deck_and_deals_from_the_one_given() -> None:
+def test_a_start_that_would_deal_asks_for_a_deck_and_deals_from_the_one_given() -> None:
     table = Table.invite()
     table.send(FIRST, Start())
     press = table.submit(SECOND, Start())
@@ -175,8 +175,8 @@ def test_issue9_a_start_that_would_deal_asks_for_a_deck_and_deals_from_the_one_g
     assert result.state.secret == seed
 
 
-def test_issue9_a_press_that_does_not_deal_needs_no_deck() -> None:
-    """The first of two presses only registers ready: no deck is drawn for it (STYLE rule 2)."""
+def test_a_press_that_does_not_deal_needs_no_deck() -> None:
+    """The first of two presses only registers ready: no deck is drawn for it (R2.1)."""
     table = Table.invite()
     result = table.outcome(table.submit(FIRST, Start()))
     assert not isinstance(result, NeedsDeck | Rejection)
@@ -205,7 +205,7 @@ def test_r7_5_reveal_ends_the_hand_over_of_the_seat_to_act() -> None:
     assert table.state.revealed is FIRST
 
 
-def test_issue9_a_reveal_made_before_the_hand_over_began_is_already_in_effect() -> None:
+def test_a_reveal_made_before_the_hand_over_began_is_already_in_effect() -> None:
     """A Reveal made against version 0 (before the deal that began this hand-over) is an ack;
     so is a second Reveal once the first took effect. The next hand-over begins at version 3:
     a Reveal made at 2 is an ack there too, and one made at 3 reveals."""

@@ -213,7 +213,7 @@ class MachineRun(RuleBasedStateMachine):
 
     @staticmethod
     def check_press(state: MatchState, command: Input, outcome: Transition | Rejection) -> None:
-        """Issue 9 §4: a press already in effect is acknowledged with no new version — a Start
+        """A press already in effect is acknowledged with no new version — a Start
         made before the last deal or from a seat already ready, a Reveal made before the current
         hand-over began or once it was revealed."""
         if not isinstance(command, Submit) or not state.is_live:
@@ -618,7 +618,8 @@ class MachineRun(RuleBasedStateMachine):
     def a_press_from_any_version(
         self, press: PlayerCommand, seat: Seat, named: bool, pick: int
     ) -> None:
-        """Presses are idempotent: old versions, current ones, repeats (issue 9 §4)."""
+        """Presses are idempotent: old versions, current ones, repeats (PROTOCOL.md "Client →
+        server")."""
         shared = self.mode is MatchMode.SHARED
         self.feed(
             Submit(

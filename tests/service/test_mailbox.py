@@ -1,5 +1,5 @@
-"""The one-reader queue of match actors and sockets (issue 10 item 2): first in, first out, the
-reader woken by a put, and nothing held while empty."""
+"""The one-reader queue of match actors and sockets (OPERATIONS.md "Under load and abuse"): first
+in, first out, the reader woken by a put, and nothing held while empty."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ async def test_items_come_out_in_order_and_a_waiting_reader_is_woken() -> None:
     box: Mailbox[int] = Mailbox()
     assert (box.empty(), box.qsize()) == (True, 0)
     reader = asyncio.create_task(box.get())
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the reader reaches its await
     assert not reader.done()
     box.put_nowait(1)
     box.put_nowait(2)
@@ -28,7 +28,7 @@ async def test_items_come_out_in_order_and_a_waiting_reader_is_woken() -> None:
 async def test_a_cancelled_reader_leaves_the_mailbox_usable() -> None:
     box: Mailbox[str] = Mailbox()
     reader = asyncio.create_task(box.get())
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the reader reaches its await
     reader.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reader
@@ -39,7 +39,7 @@ async def test_a_cancelled_reader_leaves_the_mailbox_usable() -> None:
 async def test_a_second_reader_is_a_bug() -> None:
     box: Mailbox[int] = Mailbox()
     first = asyncio.create_task(box.get())
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # one turn of the loop, not a wait: the reader reaches its await
     with pytest.raises(RuntimeError, match="one reader"):
         await box.get()
     box.put_nowait(5)

@@ -1,6 +1,6 @@
-"""One rated match's effect on its two players (service/match_ratings.py, issue 11 item 2): both
-start from their ratings aged by whole idle days, and the winner gains what the loser loses when
-they start alike."""
+"""One rated match's effect on its two players (service/match_ratings.py, PROTOCOL.md "Players:
+profiles, ratings and archives"): both start from their ratings aged by whole idle days, and the
+winner gains what the loser loses when they start alike."""
 
 from __future__ import annotations
 

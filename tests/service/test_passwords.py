@@ -1,5 +1,6 @@
-"""Account passwords (issue 11 item 1): argon2id off the event loop, a bounded number at once,
-weaker hashes replaced at login, and an unknown name indistinguishable from a wrong password."""
+"""Account passwords (PROTOCOL.md "Identity"): argon2id off the event loop, a bounded number at
+once, weaker hashes replaced at login, and an unknown name indistinguishable from a wrong
+password."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class Counting:
             self.now += 1
             self.most = max(self.most, self.now)
             self.threads.add(threading.get_ident())
-        time.sleep(0.05)
+        time.sleep(0.05)  # a slow hash, simulated: the work whose concurrency is counted
         with self.lock:
             self.now -= 1
 
@@ -100,7 +101,7 @@ async def test_hashes_run_off_the_loop_a_bounded_number_at_once() -> None:
     async def ticking() -> None:
         nonlocal ticks
         while True:
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(0.005)  # the loop's own pace, counted: the thing measured
             ticks += 1
 
     ticker = asyncio.create_task(ticking())

@@ -1,7 +1,7 @@
-"""The rated policy (service/rated.py, issue 9 §9 and issue 11 item 2): rated only online, between
-two different accounts, on the rules' default clock (R7.1, R7.2), ended by score, time or
-resignation; never a guest's, a shared device's, a custom clock's or an abort (D3, D5, D7, D8).
-Format 2 records keep their own policy, which did not ask for accounts."""
+"""The rated policy (service/rated.py, PROTOCOL.md "Players: profiles, ratings and archives"): rated
+only online, between two different accounts, on the rules' default clock (R7.1, R7.2), ended by
+score, time or resignation; never a guest's, a shared device's, a custom clock's or an abort (D3,
+D5, D7, D8). Format 2 records keep their own policy, which did not ask for accounts."""
 
 from __future__ import annotations
 

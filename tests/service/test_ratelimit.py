@@ -1,4 +1,4 @@
-"""The per-socket token bucket (issue 3 §5: floods get an error or a close)."""
+"""The per-socket token bucket (floods get an error or a close)."""
 
 from __future__ import annotations
 

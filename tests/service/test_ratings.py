@@ -1,5 +1,5 @@
-"""Glicko-2 (issue 11 item 2): the worked example of Glickman's paper, and the properties a
-player relies on."""
+"""Glicko-2 (PROTOCOL.md "Players: profiles, ratings and archives"): the worked example of
+Glickman's paper, and the properties a player relies on."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replay frames (issue 5 §11, D4): the server re-runs an ended match for the viewer."""
+"""Replay frames (D4): the server re-runs an ended match for the viewer."""
 
 from __future__ import annotations
 

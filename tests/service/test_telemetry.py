@@ -1,5 +1,5 @@
-"""What the service measures for its operators (issue 13 item 7): each reading is taken where it
-happens, once, and only for what it names — and the actor's logs name their match."""
+"""What the service measures for its operators (PROTOCOL.md "Probes and metrics"): each reading is
+taken where it happens, once, and only for what it names — and the actor's logs name their match."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from spectacular_bid.service.refusals import ErrorCode
 from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState
 from spectacular_bid.service.telemetry import current_match
+from waiting import until
 
-from .helpers import DRAW_DECK, FIRST, SECOND, Tables, refused, repeat, wait_until
+from .helpers import DRAW_DECK, FIRST, SECOND, Tables, refused, repeat
 
 
 @dataclass
@@ -24,6 +25,7 @@ class Recorded:
     flags_ms: list[int] = field(default_factory=list)
     lags_ms: list[int] = field(default_factory=list)
     commits: list[tuple[float, int]] = field(default_factory=list)
+    failed_tasks: list[str] = field(default_factory=list)
 
     def command_applied(self, latency_ms: int) -> None:
         self.commands_ms.append(latency_ms)
@@ -36,6 +38,9 @@ class Recorded:
 
     def batch_committed(self, seconds: float, writes: int) -> None:
         self.commits.append((seconds, writes))
+
+    def task_failed(self, task: str) -> None:
+        self.failed_tasks.append(task)
 
 
 async def test_each_applied_command_is_timed_from_its_receive_time(tables: Tables) -> None:
@@ -65,7 +70,7 @@ async def test_a_flag_is_timed_from_the_deadline(tables: Tables) -> None:
     )
     await table.start_round()
     commands = len(recorded.commands_ms)
-    await wait_until(lambda: table.actor.state.match.is_over)
+    await until(lambda: table.actor.state.match.is_over)
     assert len(recorded.flags_ms) == 1
     assert 0 <= recorded.flags_ms[0] < 250
     assert len(recorded.commands_ms) == commands  # the flag is no command

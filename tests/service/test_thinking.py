@@ -1,5 +1,5 @@
-"""The bots think in worker processes (issue 14 item 2): off the event loop, so a search never
-stalls the server's clocks (D5), and with nothing but the decision's input in reach."""
+"""The bots think in worker processes (PROTOCOL.md "POST /api/matches"): off the event loop, so a
+search never stalls the server's clocks (D5), and with nothing but the decision's input in reach."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from bots.positions import random_position
 from spectacular_bid.rules.match import Phase
 from spectacular_bid.service.thinking import Thinker
+from waiting import until
 
 
 async def test_a_worker_process_answers_with_a_legal_action() -> None:
@@ -40,7 +41,7 @@ async def test_the_event_loop_runs_while_a_bot_thinks() -> None:
         async def tick() -> None:
             nonlocal ticks
             while True:
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(0.01)  # the loop's own pace, counted: the thing measured
                 ticks += 1
 
         ticking = asyncio.create_task(tick())
@@ -61,7 +62,7 @@ async def test_a_dead_worker_is_replaced() -> None:
         pool = thinker._executor()
         for pid in list(pool._processes):  # the pool's own record of its workers
             os.kill(pid, 9)
-        await asyncio.sleep(0.2)
+        await until(lambda: pool._broken, what="the pool saw its workers die")
         game = random_position(3, steps=10)
         seat = game.to_act
         action = await thinker.decide(2, seat, game.seen[seat], budget_s=0.0)

@@ -1,5 +1,5 @@
-"""Where a socket's or a request's match is (issue 13 item 2): at hand, ended in the store, or
-live on a peer, with as few queries as that takes."""
+"""Where a socket's or a request's match is (PROTOCOL.md "Several servers on one database"): at
+hand, ended in the store, or live on a peer, with as few queries as that takes."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from spectacular_bid.service.ports import MatchMode, MatchRecord, PlayerRecord
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.service.whereabouts import Elsewhere, locate
+from waiting import until
 
-from .helpers import ANN, BO, fake_time_settings, wait_until
+from .helpers import ANN, BO, fake_time_settings
 
 PEER = "peer-host:4242"
 
@@ -77,7 +78,7 @@ async def test_a_match_at_hand_costs_none_and_an_ended_one_is_read_once(
 
         await service.join(live.id, BO)
         await live.submit(ANN.id, ResignMatch(), live.version, service.now_ms())
-        await wait_until(lambda: not service.holds(live.id))  # evicted at once (TTL 0)
+        await until(lambda: not service.holds(live.id))  # evicted at once (TTL 0)
         _queries(service)
         ended = await locate(service, live.id)
         assert isinstance(ended, Rebuilt)

@@ -1,4 +1,4 @@
-"""``specbid bench store`` runs end to end and reports what the issue asks for (tiny loads)."""
+"""``specbid bench store`` runs end to end and reports its figures (tiny loads)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""WAL checkpoints run off the commit path (issue 4 §3: a commit's latency is a player's wait)."""
+"""WAL checkpoints run off the commit path (a commit's latency is a player's wait)."""
 
 from __future__ import annotations
 

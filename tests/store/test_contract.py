@@ -121,7 +121,7 @@ async def test_a_version_with_its_round_row_and_final_header_is_stored_whole(
 
 async def test_a_refused_round_row_keeps_nothing_of_its_version(any_store: MatchStore) -> None:
     """The events, the round row and the header of one call are stored together or not at all
-    (issue 4, durability order): a changed commitment refuses the whole version."""
+    (durability order): a changed commitment refuses the whole version."""
     await seed(any_store, "m1")
     await any_store.append([event("m1", 1)], rounds=[RoundRecord("m1", 1, "a" * 64)])
     live = await any_store.match("m1")

@@ -1,4 +1,4 @@
-"""Accounts and their sessions through the storage port (issue 11 item 1), the same on the
+"""Accounts and their sessions through the storage port (PROTOCOL.md "Identity"), the same on the
 in-memory reference store and every SQL backend: a claim, a session and a password change are
 stored whole or refused with nothing changed."""
 

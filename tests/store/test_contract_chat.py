@@ -1,4 +1,4 @@
-"""Chat lines through the storage port (issue 12 item 1), the same on the in-memory reference
+"""Chat lines through the storage port (PROTOCOL.md "chat"), the same on the in-memory reference
 store and every SQL backend: a line is stored whole and read back in number order, any text
 round-trips, and a line that cannot be stored (its number taken, its match unknown) is refused
 with :class:`StorageError` and changes nothing."""

@@ -1,5 +1,6 @@
-"""Ratings, results and a player's matches through the storage port (issue 11 item 2), the same
-on the in-memory reference store and every SQL backend: a rated ending rates both players as
+"""Ratings, results and a player's matches through the storage port (PROTOCOL.md "Players: profiles,
+ratings and archives"), the same on the in-memory reference store and every SQL backend: a rated
+ending rates both players as
 :func:`~spectacular_bid.service.match_ratings.rate` says, from their ratings as stored then, in
 the same transaction as its events, so a refused ending rates no one."""
 

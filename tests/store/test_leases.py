@@ -1,4 +1,5 @@
-"""Server leases (issue 13 item 1): several servers on one database, each owning its matches.
+"""Server leases (PROTOCOL.md "Several servers on one database"): several servers on one database,
+each owning its matches.
 
 Two stores on one database stand for two server processes (each with its own lease, engine and
 writer). Time is each lease's own clock, moved by hand, so that a lease runs out when a test

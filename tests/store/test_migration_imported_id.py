@@ -1,7 +1,7 @@
-"""Revision 0c4e5a9b7d21 adds ``match.imported_id`` in place (issue 10 item 5): every stored row
-stays as it was, with a NULL ``imported_id``; from then on an imported match keeps the id its
-record document gave it there, through every write, on every store; the downgrade drops the
-column and nothing else."""
+"""Revision 0c4e5a9b7d21 adds ``match.imported_id`` in place (PROTOCOL.md "Limits and close codes"):
+every stored row stays as it was, with a NULL ``imported_id``; from then on an imported match keeps
+the id its record document gave it there, through every write, on every store; the downgrade drops
+the column and nothing else."""
 
 from __future__ import annotations
 

@@ -157,8 +157,8 @@ def test_alembic_command_line_upgrades_and_downgrades(tmp_path: Path) -> None:
 
 
 async def test_servers_starting_together_upgrade_once(database: Database) -> None:
-    """Several servers starting at once on an empty database (issue 13): one makes the schema,
-    the others wait for it and find it at head; none fails."""
+    """Several servers starting at once on an empty database (OPERATIONS.md "Running it for real"):
+    one makes the schema, the others wait for it and find it at head; none fails."""
     engines = [database.engine() for _ in range(3)]
     await asyncio.gather(*(upgrade_to_head(engine) for engine in engines))
     for engine in engines:

@@ -1,5 +1,5 @@
-"""``SqlStore.unready_reason`` (issue 13 item 7): what ``/readyz`` says of the database — ready
-only when it answers with its schema at the migrations' head."""
+"""``SqlStore.unready_reason`` (PROTOCOL.md "Probes and metrics"): what ``/readyz`` says of the
+database — ready only when it answers with its schema at the migrations' head."""
 
 from __future__ import annotations
 

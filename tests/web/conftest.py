@@ -27,7 +27,7 @@ def _no_specbid_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> WebSettings:
-    # No static folder (the browser client is issue 5's), a predictable deck.
+    # No static folder (the browser client is tests/browser's), a predictable deck.
     return WebSettings(static_dir=tmp_path / "no-static", fixed_deck_seed=7, data_dir=tmp_path)
 
 

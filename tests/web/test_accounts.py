@@ -1,4 +1,4 @@
-"""Accounts over HTTP (issue 11 items 1 and 7): a guest claims its name, logs in elsewhere, logs
+"""Accounts over HTTP (PROTOCOL.md "Identity"): a guest claims its name, logs in elsewhere, logs
 out, changes its password (ending the other sessions); wrong passwords are throttled and tell
 nothing of which names exist; another site's page can change nothing."""
 

@@ -1,6 +1,6 @@
-"""Admission control over HTTP (issue 10 item 1): 503 ``server_busy`` with ``Retry-After`` for
-new matches (never for filling one admitted before); live matches play on; ``/api/health``
-tells the load."""
+"""Admission control over HTTP (PROTOCOL.md "When the server is busy"): 503 ``server_busy`` with
+``Retry-After`` for new matches (never for filling one admitted before); live matches play on;
+``/api/health`` tells the load."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from spectacular_bid.service.admission import RETRY_AFTER_AT_CAP_S, RETRY_AFTER_S, WARMUP_MS
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
+from waiting import until
 
 from .guests import bearer, error_of, guest, joined_match, new_match
 
@@ -65,11 +66,12 @@ async def test_a_saturated_loop_refuses_new_matches_and_aborts_no_live_one(
         ann, bob, cat, dan = [await guest(client, n) for n in ("Ann", "Bob", "Cat", "Dan")]
         live = await joined_match(client, ann, bob)
         waiting = await new_match(client, cat)
-        await asyncio.sleep(WARMUP_MS / 1000 + 0.3)  # start-up's own lag is not load
+        # The warm-up window passes (the time under test): start-up's own lag is not load.
+        await asyncio.sleep(WARMUP_MS / 1000 + 0.3)
         assert (await client.get("/api/health")).json()["busy"] is False
         for _ in range(12):  # more work than the loop can do: every tick comes ~150 ms late
-            time.sleep(0.25)
-            await asyncio.sleep(0.001)
+            time.sleep(0.25)  # the load itself: the loop is blocked, on purpose
+            await asyncio.sleep(0.001)  # the loop's tick, which the block above made late
         refused = await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan))
         assert_busy(refused, RETRY_AFTER_S)
         # Filling a match admitted before is never refused: it was admitted with its seat.
@@ -82,7 +84,11 @@ async def test_a_saturated_loop_refuses_new_matches_and_aborts_no_live_one(
         state = (await client.get(f"/api/matches/{live}", headers=bearer(ann))).json()
         assert state["match"]["status"] == "active"  # the live match plays on
         assert live in [line["id"] for line in (await client.get("/api/lobby")).json()["live"]]
-        await asyncio.sleep(4.5)  # the lag window and the hold pass
+
+        async def calm() -> bool:  # the lag window and the hold pass
+            return (await client.get("/api/health")).json()["busy"] is False
+
+        await until(calm, what="the server no longer busy")
         created = await client.post("/api/matches", json={"mode": "invite"}, headers=bearer(dan))
         assert created.status_code == 201, created.text
 

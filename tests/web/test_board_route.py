@@ -1,4 +1,4 @@
-"""``GET /api/board`` (issue 12 item 8): the board of a placement sequence, as a match's
+"""``GET /api/board`` (docs/RULES.md, Appendix B): the board of a placement sequence, as a match's
 ``board`` shows it, for the rules overlay's pictures of Appendix B. Bad notation and refused
 placements are clear 422s that name the move."""
 

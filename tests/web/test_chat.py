@@ -1,4 +1,4 @@
-"""Chat at the table over the match's socket (issue 12 item 1): each line reaches exactly the
+"""Chat at the table over the match's socket (PROTOCOL.md "chat"): each line reaches exactly the
 channel's audience, a flood and bad lines are refused and store nothing, a line changes no
 version and leaves a pending command valid, and the lines are there for a later socket, over
 HTTP, and for anyone once the match has ended."""
@@ -204,7 +204,8 @@ async def test_a_shared_device_has_no_players_chat(app: FastAPI, client: httpx.A
 
 
 async def test_the_computer_reads_no_chat(app: FastAPI, client: httpx.AsyncClient) -> None:
-    """Issue 14: its opponent is shown no players' channel and a line to it is refused."""
+    """The computer reads no chat: its opponent is shown no players' channel and a line to it is
+    refused."""
     token = await guest(client, "Ann")
     created = await client.post(
         "/api/matches", json={"mode": "bot", "level": 1}, headers=bearer(token)
@@ -232,5 +233,7 @@ async def test_every_chat_message_validates_against_the_schema(
 ) -> None:
     async with Table(app, client) as table:
         await say(table.socks[name], text="ü ✓ 🂡")
-        for lines in (await table.seen()).values():
-            assert lines in ([], [f"{name}: ü ✓ 🂡"])
+        said = [f"{name}: ü ✓ 🂡"]
+        seen = await table.seen()
+        assert seen[name] == said  # the speaker is shown its own line, validated
+        assert all(lines in ([], said) for lines in seen.values())

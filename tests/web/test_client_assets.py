@@ -62,10 +62,11 @@ def test_without_a_bundler_the_modules_are_preloaded_from_the_page() -> None:
     assert built.page is not None
     page = built.page.body.decode()
     modules = _modules_of_the_page()
-    on_disk = {p.relative_to(REPO_STATIC).as_posix() for p in (REPO_STATIC / "js").glob("*.js")}
+    on_disk = {p.relative_to(REPO_STATIC).as_posix() for p in (REPO_STATIC / "js").rglob("*.js")}
     assert set(modules) <= on_disk
     assert "js/i18n.js" in modules
     assert "js/assets.js" in modules
+    assert "js/match/page.js" in modules, "a module in a folder of its own is preloaded too"
     assert '<script type="module" src="/js/main.js">' in page
     stylesheets = re.findall(r'<link rel="stylesheet" href="/(css/\w+\.[0-9a-f]{12}\.css)">', page)
     assert len(stylesheets) == len(read_head((REPO_STATIC / "index.html").read_text()).stylesheets)

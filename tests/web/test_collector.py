@@ -1,14 +1,14 @@
-"""The server's own garbage-collection rounds (issue 10 item 2): what survives is frozen so no
-collection walks it again, and an ended match leaves no reference cycle that freezing would
-keep alive."""
+"""The server's own garbage-collection rounds (OPERATIONS.md "Under load and abuse"): what survives
+is frozen so no collection walks it again, and an ended match leaves no reference cycle that
+freezing would keep alive."""
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import threading
 from collections.abc import Iterator
+from functools import partial
 
 import httpx
 import pytest
@@ -17,6 +17,7 @@ from service.replayed import StoredMatches
 from spectacular_bid.bench.server import longest_collections
 from spectacular_bid.bench.server_process import long_collection_lines
 from spectacular_bid.service.actor import MatchActor
+from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.state import MatchState
 from spectacular_bid.web import collector as collector_module
 from spectacular_bid.web.app import create_app
@@ -25,6 +26,7 @@ from spectacular_bid.web.room import Room
 from spectacular_bid.web.settings import WebSettings
 from spectacular_bid.web.subscriber import Subscriber
 from spectacular_bid.web.ws import MatchSocket
+from waiting import until
 
 from .asgi_socket import AsgiSocket
 from .guests import guest, joined_match
@@ -72,13 +74,18 @@ async def test_a_sweep_waits_for_a_moment_when_no_clock_runs(
     collector = Collector(lambda: clocks[0])
     collector.start()
     try:
-        await asyncio.sleep(0.2)
-        assert (collector.rounds > 0, collector.sweeps) == (True, 0)
+        await until(lambda: collector.rounds >= 3, what="three rounds")
+        assert collector.sweeps == 0  # not while a clock runs
         clocks[0] = False
-        await asyncio.sleep(0.2)
-        assert collector.sweeps > 0
+        await until(lambda: collector.sweeps > 0, what="a sweep")
     finally:
         await collector.stop()
+
+
+def evicted(service: MatchService, match_id: str) -> bool:
+    """Whether ``match_id`` left memory; ``service`` is passed, not closed over, so that the
+    test can drop every reference to its app afterwards."""
+    return not service.holds(match_id)
 
 
 @pytest.mark.parametrize("refused_first", [False, True], ids=["played", "refused-then-played"])
@@ -87,7 +94,8 @@ async def test_an_ended_match_and_its_sockets_leave_no_reference_cycle(
 ) -> None:
     # A refused command once left its socket in a cycle (the refusal's traceback held the
     # awaiting frame, which held the future, which held the refusal): under load the collector
-    # never sweeps, so a one-hour soak kept every such socket (issue 10 item 2).
+    # never sweeps, so a one-hour soak kept every such socket (OPERATIONS.md "Under load and
+    # abuse").
     app = create_app(settings.model_copy(update={"finished_ttl_ms": 0}))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -107,7 +115,8 @@ async def test_an_ended_match_and_its_sockets_leave_no_reference_cycle(
                     assert error["id"] == "stale"
                 await first.send_json({"type": "resign", "version": 1})
                 await first.receive_until("ack")
-            await asyncio.sleep(0.1)  # the finished actor is evicted (a TTL of 0)
+            # The finished actor is evicted (a TTL of 0).
+            await until(partial(evicted, app.state.service, match_id), what="evicted")
     # The replay check holds every actor to compare it with its record: not this test's.
     stored_matches.actors.clear()
     del app, transport, client, first

@@ -1,5 +1,6 @@
-"""A crowd at one match (issue 10 item 3): sockets capped per address and per guest, presence
-coalesced so that ``n`` arrivals cost O(n) messages, and a crowd's number sent at a slower pace."""
+"""A crowd at one match (PROTOCOL.md "Limits and close codes"): sockets capped per address and per
+guest, presence coalesced so that ``n`` arrivals cost O(n) messages, and a crowd's number sent at a
+slower pace."""
 
 from __future__ import annotations
 

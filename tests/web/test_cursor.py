@@ -1,6 +1,7 @@
 """A ``before`` cursor of ``GET /api/matches`` that no page could have given is a ``422
-bad_message`` in the error envelope, quoting it, and never reaches the database (issue 10 item
-5): the app here stores in SQLite, whose timestamps end with the year 9999."""
+bad_message`` in the error envelope, quoting it, and never reaches the database (PROTOCOL.md
+"Limits and close codes"): the app here stores in SQLite, whose timestamps end with the year
+9999."""
 
 from __future__ import annotations
 

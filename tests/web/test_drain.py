@@ -1,5 +1,5 @@
-"""Draining before a stop (issue 13 item 7), in-process: the first signal drains, the drain ends
-when the live matches have or when its time is up, and a second signal stops at once.
+"""Draining before a stop (PROTOCOL.md "Probes and metrics"), in-process: the first signal drains,
+the drain ends when the live matches have or when its time is up, and a second signal stops at once.
 ``tests/durable/test_drain.py`` sends a real SIGTERM to a real server."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from spectacular_bid.service.ports import MatchMode, Player
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.drain import DrainingServer, drain
 from spectacular_bid.web.settings import WebSettings
+from waiting import until
 
 ANN = Player("player-ann", "Ann")
 
@@ -48,8 +49,7 @@ async def test_with_nothing_live_the_drain_ends_at_once(service: MatchService) -
     assert not stopping.should_exit  # the signal handler only notes it
     assert await stopping.on_tick(1) is False
     assert service.admission.draining
-    await asyncio.sleep(0.05)
-    assert stopping.should_exit
+    await until(lambda: stopping.should_exit, what="the drain ended")
     assert await stopping.on_tick(2) is True
 
 
@@ -60,7 +60,7 @@ async def test_a_live_match_holds_the_drain_until_a_second_signal(
     stopping = server(service, 300)
     stopping.handle_exit(signal.SIGTERM, None)
     await stopping.on_tick(1)
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # time passes with a match live: what is under test is the wait
     assert not stopping.should_exit  # the match is still waiting for its second seat
     assert service.live_count() == 1
     stopping.handle_exit(signal.SIGTERM, None)

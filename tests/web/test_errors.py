@@ -49,8 +49,9 @@ async def test_a_non_json_body_is_refused(client: httpx.AsyncClient) -> None:
 async def test_a_body_json_would_misread_is_refused_and_changes_nothing(
     client: httpx.AsyncClient, path: str, body: bytes, why: str
 ) -> None:
-    """As on a WebSocket (issue 10 item 5): ``json`` would keep the last of two keys, carry half
-    a character into a reply or the database, or guess at bytes that are not UTF-8."""
+    """As on a WebSocket (PROTOCOL.md "Limits and close codes"): ``json`` would keep the last of two
+    keys, carry half a character into a reply or the database, or guess at bytes that are not
+    UTF-8."""
     headers = {"content-type": "application/json"}
     if path == "/api/records":
         headers |= bearer(await guest(client, "Importer"))

@@ -1,4 +1,4 @@
-"""HTTP rate limits and the open-challenge cap (issue 10 items 4-5), with strict settings.
+"""HTTP rate limits and the open-challenge cap (PROTOCOL.md "Rate limits"), with strict settings.
 
 The findings: one address made 1,000 guests in 2.4 s, and one guest listed 300 open challenges.
 Time is the service's monotonic clock, which these tests drive.

@@ -59,7 +59,35 @@ async def test_an_empty_lobby(client: httpx.AsyncClient) -> None:
         "finished_next": None,
         "rematch_offers": [],
         "invitations": [],
+        "time_controls": {
+            "own": {"bank_ms": 120_000, "delay_ms": 10_000},
+            "casual": [
+                {"bank_ms": 60_000, "delay_ms": 5_000},
+                {"bank_ms": 300_000, "delay_ms": 10_000},
+                {"bank_ms": 600_000, "delay_ms": 20_000},
+            ],
+            "bank_ms_max": 3_600_000,
+            "delay_ms_max": 600_000,
+        },
     }
+
+
+async def test_the_lobby_tells_the_servers_own_time_control(settings: WebSettings) -> None:
+    """A server started with another control offers that one as its own (R7.1, R7.2), and a
+    casual preset equal to it is not offered twice: the client shows what the server says."""
+    five = settings.model_copy(update={"bank_ms": 300_000, "delay_ms": 10_000})
+    app = create_app(five)
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://testserver") as client,
+    ):
+        controls = (await client.get("/api/lobby")).json()["time_controls"]
+    assert controls["own"] == {"bank_ms": 300_000, "delay_ms": 10_000}
+    assert controls["casual"] == [
+        {"bank_ms": 60_000, "delay_ms": 5_000},
+        {"bank_ms": 600_000, "delay_ms": 20_000},
+    ]
 
 
 async def test_matches_move_through_the_lobby(app: FastAPI, client: httpx.AsyncClient) -> None:

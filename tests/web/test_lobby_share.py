@@ -8,12 +8,14 @@ import dataclasses
 import json
 
 from spectacular_bid.service.listings import MatchSummary
+from spectacular_bid.service.periodic import TaskHealth
 from spectacular_bid.web.shared_lobby import SharedLobby
 
 
 class Service:
     def __init__(self, lines: tuple[list[MatchSummary], ...]) -> None:
         self.lines = lines
+        self.tasks = TaskHealth()
 
     def open_challenges(self) -> list[MatchSummary]:
         return self.lines[0]

@@ -1,4 +1,5 @@
-"""JSON log lines (issue 13 item 7): one object per line, naming the match when there is one."""
+"""JSON log lines (PROTOCOL.md "Probes and metrics"): one object per line, naming the match when
+there is one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""``/api/matches``: create, join, and read a match as the caller may see it (issue 3 §4)."""
+"""``/api/matches``: create, join, and read a match as the caller may see it (PROTOCOL.md "POST
+/api/matches")."""
 
 from __future__ import annotations
 

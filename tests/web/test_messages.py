@@ -1,4 +1,5 @@
-"""The wire models: parsing client frames, and the server models against real frames (§5)."""
+"""The wire models: parsing client frames, and the server models against real frames (PROTOCOL.md
+"The WebSocket")."""
 
 from __future__ import annotations
 
@@ -250,8 +251,9 @@ async def test_every_frame_of_whole_matches_validates(mode: MatchMode, seed: int
 
 
 async def test_a_version_everyone_sees_alike_keeps_one_text() -> None:
-    # Memory per resend window (issue 10): equal texts are one object; a version whose events
-    # differ by audience (a deal: each seat sees its own hand) keeps its texts apart.
+    # Memory per resend window (OPERATIONS.md "Under load and abuse"): equal texts are one object; a
+    # version whose events differ by audience (a deal: each seat sees its own hand) keeps its texts
+    # apart.
     from spectacular_bid.web.frames import version_frames
 
     service = MatchService(InMemoryStore(), ServiceSettings(fixed_deck_seed=4))

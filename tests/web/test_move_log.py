@@ -1,4 +1,4 @@
-"""The room's move list (issue 10: memory under a long soak): every audience reads exactly the
+"""The room's move list (memory under a long soak): every audience reads exactly the
 events it read when the log was kept whole, across the compressed chunks and the open tail, in
 a fraction of the memory; and a room made late still has every version from before it."""
 

@@ -1,4 +1,4 @@
-"""The HTTP API fuzzed from its own OpenAPI document (issue 10 item 6), in process.
+"""The HTTP API fuzzed from its own OpenAPI document (PROTOCOL.md "Security headers"), in process.
 
 Schemathesis generates requests for every operation — valid ones and, in its negative mode,
 invalid ones — and checks each answer: never a 5xx, a documented status and content type, a body
@@ -134,7 +134,8 @@ def error_envelope(
 def security_headers(
     ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case[Any]
 ) -> None:
-    """Every answer, refusals included, carries the security headers (issue 10 item 6)."""
+    """Every answer, refusals included, carries the security headers (PROTOCOL.md "Security
+    headers")."""
     headers = {name.lower(): values for name, values in response.headers.items()}
     assert headers.get("x-content-type-options") == ["nosniff"], headers
     assert "frame-ancestors 'none'" in headers["content-security-policy"][0], headers

@@ -1,5 +1,6 @@
-"""The origin checks (issue 3 §8): the server's own host, listed origins, or none; and the signs
-of a request made by another site's page (`Sec-Fetch-Site`, a foreign `Referer`)."""
+"""The origin checks (PROTOCOL.md "Limits and close codes"): the server's own host, listed origins,
+or none; and the signs of a request made by another site's page (`Sec-Fetch-Site`, a foreign
+`Referer`)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def test_allowed(origin: str | None, host: str, scheme: str) -> None:
         ("http://localhost:99999", "localhost:8000", "ws"),
         ("http://localhost:8000", None, "ws"),
         ("https://play.example.evil", "localhost:8000", "ws"),
-        # Another scheme is another origin (issue 10 item 5), on the same host and port.
+        # Another scheme is another origin (PROTOCOL.md "Limits and close codes"), on the same host
+        # and port.
         ("https://localhost:8000", "localhost:8000", "ws"),
         ("http://example.com", "example.com", "wss"),
         ("http://example.com:443", "example.com:443", "wss"),

@@ -1,6 +1,7 @@
-"""Ratings, profiles and archives over HTTP (issue 11 items 2, 3, 6 and 7): a match between two
-accounts moves both ratings as Glicko-2 says (an independent computation, ``live.glicko2``, not the
-project's), a guest's match moves none, and each player's profile and paged history say so."""
+"""Ratings, profiles and archives over HTTP (PROTOCOL.md "Players: profiles, ratings and archives"):
+a match between two accounts moves both ratings as Glicko-2 says (an independent computation,
+``live.glicko2``, not the project's), a guest's match moves none, and each player's profile and
+paged history say so."""
 
 from __future__ import annotations
 

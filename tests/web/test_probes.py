@@ -1,5 +1,6 @@
-"""``/livez`` and ``/readyz`` (issue 13 item 7): live while the loop answers; ready only with the
-database at the migrations' head and no drain, an optional dependency down being ``degraded``."""
+"""``/livez`` and ``/readyz`` (PROTOCOL.md "Probes and metrics"): live while the loop answers; ready
+only with the database at the migrations' head and no drain, an optional dependency down being
+``degraded``."""
 
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ async def test_an_optional_dependency_down_is_degraded_not_unready(
 
 
 async def test_one_process_has_no_optional_dependency(app: FastAPI) -> None:
-    # Without REDIS_URL nothing is relayed (issue 13 item 5), so nothing may claim to check Redis.
+    # Without REDIS_URL nothing is relayed (PROTOCOL.md "Several servers on one database"), so
+    # nothing may claim to check Redis.
     assert app.state.optional == []
     assert app.state.remote_rooms is None
 

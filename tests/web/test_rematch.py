@@ -1,4 +1,4 @@
-"""Rematch over HTTP and the WebSocket (issue 11 item 4): an offer, its acceptance starting a
+"""Rematch over HTTP and the WebSocket (PROTOCOL.md "rematch"): an offer, its acceptance starting a
 new match of the same two players and time control with the seats swapped, which every socket of
 the ended match (spectators too) is told of; a decline; and an offer lapsing when a player leaves
 or after three minutes. The ended match's version never moves."""

@@ -1,11 +1,10 @@
-"""A rematch asked for from the archive (issue 11: "find it in their history a day later and ask
+"""A rematch asked for from the archive ("find it in their history a day later and ask
 for a rematch"): the ended match is no longer in memory, nobody is on its page, and the opponent
 finds the offer in its own lobby, where it accepts or declines it; nobody else sees it. An offer
 made while the match was in memory stands on when the match leaves memory."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from spectacular_bid.service.rematches import OFFER_MS, Rematches
 from spectacular_bid.service.replay import Rebuilt
 from spectacular_bid.web.app import create_app
 from spectacular_bid.web.settings import WebSettings
+from waiting import until
 
 from .asgi_socket import AsgiSocket
 from .guests import bearer, guest, joined_match
@@ -53,7 +53,8 @@ async def archived_many(
 ) -> list[str]:
     """``count`` resigned matches of Ann and Bo, all of them left memory."""
     ids = [await resigned(app, client, ann, bo) for _ in range(count)]
-    await asyncio.sleep(2 * TTL_MS / 1000)
+    service = service_of(app)
+    await until(lambda: not any(service.holds(i) for i in ids), what="left memory")
     for match_id in ids:
         assert isinstance(await service_of(app).find(match_id), Rebuilt)
     return ids
@@ -141,7 +142,8 @@ async def test_an_offer_stands_on_when_the_match_leaves_memory(
         await bo_ws.receive_until("update")
         await client.post(f"/api/matches/{match_id}/rematch", headers=bearer(ann))
         assert (await ann_ws.receive_until("rematch"))["offered_by"] == "first"
-        await asyncio.sleep(2 * TTL_MS / 1000)  # the match leaves memory; its sockets close
+        # The match leaves memory; its sockets close.
+        await until(lambda: not service_of(app).holds(match_id), what="left memory")
     assert isinstance(await service_of(app).find(match_id), Rebuilt)
     read = (await client.get(f"/api/matches/{match_id}/rematch")).json()
     assert read["offered_by"] == "first"

@@ -1,7 +1,7 @@
-"""Holding remote attachments (issue 13 item 2): a process with sockets of matches that other
-processes run renews them all with **one** request to each owner every ``HOLD_S``, however many
-rooms it holds there; an owner that no longer has an attachment has its socket closed, and one
-that does not answer twice, the bus up, has all its sockets here closed."""
+"""Holding remote attachments (PROTOCOL.md "Several servers on one database"): a process with
+sockets of matches that other processes run renews them all with **one** request to each owner every
+``HOLD_S``, however many rooms it holds there; an owner that no longer has an attachment has its
+socket closed, and one that does not answer twice, the bus up, has all its sockets here closed."""
 
 from __future__ import annotations
 

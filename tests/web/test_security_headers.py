@@ -1,4 +1,5 @@
-"""Security headers on pages and API responses (issue 10 item 6), and a client they let work."""
+"""Security headers on pages and API responses (PROTOCOL.md "Security headers"), and a client they
+let work."""
 
 from __future__ import annotations
 

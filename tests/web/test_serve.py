@@ -38,7 +38,7 @@ def test_serve_defaults(served: dict[str, Any]) -> None:
     assert cli.main(["serve"]) == 0
     assert (served["host"], served["port"]) == ("127.0.0.1", 8000)
     # uvicorn's httptools and websockets-sansio protocols, with the handshake timeout and the
-    # UTF-8 check (issue 10) on top.
+    # UTF-8 check (OPERATIONS.md "Under load and abuse") on top.
     assert issubclass(served["http"], HttpToolsProtocol)
     assert issubclass(served["ws"], WebSocketsSansIOProtocol)
     assert served["ws_max_size"] == 4096

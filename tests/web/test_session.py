@@ -1,4 +1,4 @@
-"""``/api/session``: guests without accounts (issue 3 §3)."""
+"""``/api/session``: guests without accounts (PROTOCOL.md "Identity")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""A version's ``update`` messages as the owner sends them to other processes (issue 13 item 2):
-read back exactly, whatever they hold; anything else is refused; and a process of an earlier
-release, which reads only the JSON object, is still sent that."""
+"""A version's ``update`` messages as the owner sends them to other processes (PROTOCOL.md "Several
+servers on one database"): read back exactly, whatever they hold; anything else is refused; and a
+process of an earlier release, which reads only the JSON object, is still sent that."""
 
 from __future__ import annotations
 

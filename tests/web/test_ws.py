@@ -1,4 +1,5 @@
-"""``/ws/matches/{id}`` through ASGI: connect, commands, errors to the sender only (§5, §8)."""
+"""``/ws/matches/{id}`` through ASGI: connect, commands, errors to the sender only (PROTOCOL.md
+"The WebSocket")."""
 
 from __future__ import annotations
 
@@ -140,8 +141,8 @@ async def test_a_stale_version_changes_nothing(app: FastAPI, client: httpx.Async
 async def test_a_press_already_in_effect_is_acknowledged_and_changes_nothing(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
-    """Start is a press, never stale (issue 9 §4): pressed again, against any version, it gets
-    an ack of the version it is already in — and no update, for nothing changed."""
+    """Start is a press, never stale (PROTOCOL.md "Client → server"): pressed again, against any
+    version, it gets an ack of the version it is already in — and no update, for nothing changed."""
     ann, bob = await guest(client, "Ann"), await guest(client, "Bob")
     match_id = await joined_match(client, ann, bob)
     async with socket(app, match_id, ann) as ws:

@@ -1,4 +1,4 @@
-"""The match socket fuzzed (issue 10 item 6, the WebSocket half), in process.
+"""The match socket fuzzed (the WebSocket half), in process.
 
 Hypothesis sends three kinds of frame to a player's socket in a dealt match: arbitrary JSON
 values, near-valid client messages (a real ``type`` with fields wrong, missing, extra, huge, deeply

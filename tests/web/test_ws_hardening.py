@@ -1,5 +1,5 @@
-"""Hostile frames on ``/ws/matches/{id}`` (issue 10 item 5): lone surrogates, duplicate keys, a
-foreign scheme in ``Origin``, and the id of a rate-limited message.
+"""Hostile frames on ``/ws/matches/{id}`` (PROTOCOL.md "Limits and close codes"): lone surrogates,
+duplicate keys, a foreign scheme in ``Origin``, and the id of a rate-limited message.
 
 The in-process socket hands the server's text over as it is, where uvicorn encodes it to UTF-8
 first; :func:`reply` does that encoding too, so a reply no real socket could carry fails here as

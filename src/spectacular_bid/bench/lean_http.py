@@ -3,9 +3,9 @@
 ``specbid bench server`` makes and joins a match over HTTP for every one its slots play: with no
 think time, dozens a second. httpx took a fifth of the load generator's stack samples for them
 (its pool, anyio and the request and response models), and the load generator shares the
-machine's cores with the servers it measures (issue 13). Only what the benchmark asks is here:
-a request with an optional JSON body and bearer token, the status, headers and body of the
-answer, and connections kept open for the next request.
+machine's cores with the servers it measures (OPERATIONS.md "Running it for real"). Only what the
+benchmark asks is here: a request with an optional JSON body and bearer token, the status, headers
+and body of the answer, and connections kept open for the next request.
 """
 
 from __future__ import annotations

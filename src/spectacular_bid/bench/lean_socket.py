@@ -3,11 +3,12 @@
 ``specbid bench server`` plays thousands of seats from one process that shares the machine's
 cores with the servers it measures, so every millisecond it spends is one the servers cannot
 have: it shows up as their latency, their loop's preemptions (``longest_pauses``) and a lower
-ceiling for several processes (issue 13). The library's asyncio connection wakes a task for
-every message and keeps a queue, futures and a keep-alive task per socket; here each message is
-handed to a callback from ``data_received``, as it is parsed, and pings are answered by the
-sans-I/O protocol itself. Nor does it send pings of its own, as a browser cannot. Only what the
-benchmark uses is here: open, send text, read text, close, and the close code the server gave.
+ceiling for several processes (OPERATIONS.md "Running it for real"). The library's asyncio
+connection wakes a task for every message and keeps a queue, futures and a keep-alive task per
+socket; here each message is handed to a callback from ``data_received``, as it is parsed, and pings
+are answered by the sans-I/O protocol itself. Nor does it send pings of its own, as a browser
+cannot. Only what the benchmark uses is here: open, send text, read text, close, and the close code
+the server gave.
 
 Once the handshake is done, the frames the server sends are read here too
 (:attr:`Reading.FRAMES`): the data frames, which are all but a few, are cut out of the stream

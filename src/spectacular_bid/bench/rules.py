@@ -1,4 +1,5 @@
-"""``specbid bench rules``: complete random matches through the public engine API (issue 2).
+"""``specbid bench rules``: complete random matches through the public engine API (BENCHMARKS.md
+"bench rules").
 
 Every legal action is chosen uniformly at random and every round is dealt from a fresh shuffle,
 so the figures describe the real rules path: ``legal_actions`` then ``apply`` with its events.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from spectacular_bid.rules.actions import Deal
 from spectacular_bid.rules.match import Match, Phase
@@ -35,9 +37,12 @@ def play_random_match(rng: random.Random) -> tuple[int, int]:
     return rounds, actions
 
 
-def measure(seconds: float, rng: random.Random) -> dict[str, float]:
+def measure(
+    seconds: float, rng: random.Random, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, float]:
+    """Random matches for ``seconds`` of ``clock`` (the wall clock; a thread's CPU time for a
+    figure that whatever else runs on the machine does not lower, ``bench/capacity.py``)."""
     rounds = actions = matches = 0
-    clock = time.perf_counter
     start = clock()
     deadline = start + seconds
     while True:

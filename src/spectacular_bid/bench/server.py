@@ -6,12 +6,13 @@ random legal moves, like people would: each decision comes after a think time dr
 matches, started one after another over the window, are deliberately left to time out, to
 measure how late the server flags (R7.7: never early). Figures: ``commands_per_s``; latency from
 a command's send to the opponent's receipt of the resulting update (p50, p99); flag lateness;
-the server's CPU and peak RSS; and, for admission control (issue 10), the matches ``admitted``
-and the creations and joins ``refused`` (a refused slot tries again after ``Retry-After``), the
-longest event-loop stall in the window (``max_pause_ms``, from the server's ``/api/health``), the
-longest few with the loop thread's CPU and preemptions through each (``longest_pauses``: worked,
-preempted by the load generator on the shared cores, or blocked), the server's garbage
-collections over 50 ms in the window as its log describes them (``long_collections``,
+the server's CPU and peak RSS; and, for admission control (OPERATIONS.md "Under load and abuse"),
+the matches ``admitted`` and the creations and joins ``refused`` (a refused slot tries again after
+``Retry-After``), the longest event-loop stall in the window (``max_pause_ms``, from the server's
+``/api/health``), the longest few with the loop thread's CPU and preemptions through each
+(``longest_pauses``: worked, preempted by the load generator on the shared cores, or blocked), the
+server's garbage collections over 50 ms in the window as its log describes them
+(``long_collections``,
 ``longest_collections``) and the server's memory per open socket.
 
 The run is three parts, each in its own module: the server process under test
@@ -52,9 +53,9 @@ def run(
     processes: int = 1,
     placement: Placement = Placement.APART,
 ) -> dict[str, object]:
-    """Start the server processes, drive them, and report the figures of issue 3's benchmark
-    (with ``processes`` above 1, on ``$DATABASE_URL`` relaying through ``$REDIS_URL``, the
-    sockets placed on them as ``placement`` says)."""
+    """Start the server processes, drive them, and report the figures of BENCHMARKS.md "bench server
+    and bench store" (with ``processes`` above 1, on ``$DATABASE_URL`` relaying through
+    ``$REDIS_URL``, the sockets placed on them as ``placement`` says)."""
     if matches < 1 or seconds <= 0 or timeout_matches < 0 or warmup_s < 0 or processes < 1:
         raise ValueError(
             f"bad benchmark size: {matches=} {seconds=} {timeout_matches=} {warmup_s=} {processes=}"
@@ -109,8 +110,9 @@ def _report(
         "server_cpu_percent": round(100 * stats.server_cpu_s / seconds, 1),
         "client_cpu_percent": round(100 * stats.client_cpu_s / seconds, 1),
         # Per command, the servers' CPU does not depend on what else shares the cores: two runs'
-        # ratio of it is what one costs the servers more (issue 13's relay), even where their
-        # commands/s are bound by the cores the load generator and the databases take too.
+        # ratio of it is what one costs the servers more (OPERATIONS.md "Running it for real"), even
+        # where their commands/s are bound by the cores the load generator and the databases take
+        # too.
         "server_cpu_us_per_command": (
             round(1e6 * stats.server_cpu_s / stats.commands, 1) if stats.commands else None
         ),
@@ -182,7 +184,8 @@ def window_pauses(stats: Stats) -> list[tuple[int, int, tuple[int | None, int | 
 
 
 def _max_pause_ms(stats: Stats) -> int:
-    """The server's longest loop stall within the measured window (issue 10)."""
+    """The server's longest loop stall within the measured window (OPERATIONS.md "Under load and
+    abuse")."""
     return max((lag for lag, _, _ in window_pauses(stats)), default=0)
 
 

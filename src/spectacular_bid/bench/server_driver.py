@@ -46,12 +46,13 @@ _OPEN_TIMEOUT_S = 60.0
 
 
 class Placement(Enum):
-    """Which server each socket of a match uses when there are several (issue 13)."""
+    """Which server each socket of a match uses when there are several (OPERATIONS.md "Running it
+    for real")."""
 
     APART = "apart"
     """The match is made on its slot's server; the second seat and the spectator use the next
     one, so that half the commands and two of every three sockets' frames go through the
-    relay: the issue's worst case, and the default."""
+    relay: the worst case for the relay, and the default."""
     OWNER = "owner"
     """Every socket on the server that made the match, its owner: nothing is relayed. With the
     same load as :attr:`APART`, the difference between the two prices the relay, and this one
@@ -134,7 +135,7 @@ class Driver:
     def server_of(self, index: int, seat: int) -> int:
         """Which server a slot's seat (0, 1; 2 the spectator) uses: the match is made on the
         slot's own; as :attr:`placement` says, the second seat and the spectator use the next
-        one (with several servers, issue 13: their commands and frames go through the relay)
+        one (with several servers their commands and frames go through the relay)
         or the same."""
         apart = seat > 0 and self.placement is Placement.APART
         return (index + apart) % len(self.bases)

@@ -1,10 +1,11 @@
 """The players of ``specbid bench server``: seats playing random legal moves, and their counts.
 
 Each seat acts only when the server's view says it may, after a think time, like a person; it
-times a command from its send to the opponent's receipt of the update it caused (issue 3's
-latency), and a passive seat measures how late the server flags it (R7.7). A passive seat makes
-one decision of its own first, at once: a seat that never decided would not lose on time but be
-aborted for no first decision at a deadline of its own (D7), which is not what is measured.
+times a command from its send to the opponent's receipt of the update it caused (the
+latency of BENCHMARKS.md "bench server and bench store"), and a passive seat measures how late the
+server flags it (R7.7). A passive seat makes one decision of its own first, at once: a seat that
+never decided would not lose on time but be aborted for no first decision at a deadline of its own
+(D7), which is not what is measured.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class Stats:
     ended: dict[str, int] = field(default_factory=dict)
     """Why the played (not time-out) matches ended in the window, as their seats saw it."""
     admitted: int = 0
-    """Matches the server created and let the second seat join (issue 10)."""
+    """Matches the server created and let the second seat join (OPERATIONS.md "Under load and
+    abuse")."""
     refused: int = 0
     """Match creations and joins refused with 503 ``server_busy``."""
     connected_slots: set[int] = field(default_factory=set)
@@ -184,7 +186,8 @@ class Player:
         self.next_command: asyncio.Handle | None = None
         """The command this seat sends when its think time is over: a callback on the loop,
         not a task and its wake-up, which took a seat's handling of a message from 5.7 to
-        4.6 µs; this load generator shares its cores with the servers (issue 13)."""
+        4.6 µs; this load generator shares its cores with the servers (OPERATIONS.md "Running it for
+        real")."""
         self.done = asyncio.Event()
         self.decided_at: int | None = None
         """The version a passive seat made its one decision at (D7), once it has."""

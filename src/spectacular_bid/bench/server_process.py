@@ -99,8 +99,8 @@ def serving_several(count: int, grace_s: float | None = None) -> Iterator[list[S
 
     With ``DATABASE_URL`` set they store in that database (PostgreSQL); otherwise in a scratch
     SQLite file that goes away with the run (one process only). Several relay through
-    ``$REDIS_URL`` (issue 13 item 2). ``grace_s`` sets their D3 grace: how long a dealt-out
-    match may wait for its Start presses before the server deals anyway.
+    ``$REDIS_URL`` (PROTOCOL.md "Several servers on one database"). ``grace_s`` sets their D3 grace:
+    how long a dealt-out match may wait for its Start presses before the server deals anyway.
     """
     env = {**os.environ, **_ONE_ADDRESS}
     if grace_s is not None:

@@ -229,7 +229,8 @@ async def _measure(
 
 
 def _served(engine: AsyncEngine) -> SqlStore:
-    """The store as a server has it: every commit fenced by its lease (issue 13 item 1)."""
+    """The store as a server has it: every commit fenced by its lease (PROTOCOL.md "Several servers
+    on one database")."""
     return SqlStore(engine, lease=Lease.new())
 
 

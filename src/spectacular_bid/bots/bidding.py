@@ -32,12 +32,7 @@ def estimated_worth(k: Knowledge) -> float:
     """Level 2's estimate without search: the edge of opening plus the best opening award in
     hand (R2.5: the opening tile scores like any placement)."""
     empty = Board()
-    best = 0
-    for tile in tiles_in(k.hand):
-        total = empty.sum_after(tile, -1)
-        if total > 0 and total % 5 == 0:
-            best = max(best, total)
-    return OPENER_EDGE + best
+    return OPENER_EDGE + max((empty.award_after(tile, -1) for tile in tiles_in(k.hand)), default=0)
 
 
 def auction_action(k: Knowledge, legal: Sequence[SeatAction], worth: float) -> SeatAction:

@@ -10,7 +10,7 @@
 
 A bot sees only its own seat's filtered events (R2.2, D4); it reads no clock but the injected one
 and draws randomness only from the ``random.Random`` it is given, so a decision replays exactly
-from its inputs (STYLE rule 2).
+from its inputs: randomness is an input, never drawn globally (tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ LEVELS: Final = {
 LOWEST, HIGHEST = 1, 5
 BUDGET_S: Final = {1: 0.0, 2: 0.0, 3: 0.3, 4: 0.6, 5: 0.8}
 """Each level's thinking budget per decision in seconds on this machine (level 5 at most ~1 s,
-issue 14 item 2); the bench and the bot seat both give it."""
+so that a computer opponent answers within a person's patience); the bench and the bot seat both
+give it."""
 
 
 def _searched(

@@ -27,8 +27,7 @@ def award_of(match: Match, action: Play) -> int:
     """What laying ``action`` would transfer before the payer cap (R3.5)."""
     assert match.round is not None
     at = action.at
-    total = match.round.board.sum_after(action.tile, -1 if at is None else at.tile * 8 + at.side)
-    return total if total > 0 and total % 5 == 0 else 0
+    return match.round.board.award_after(action.tile, -1 if at is None else at.tile * 8 + at.side)
 
 
 def greedy_action(match: Match, legal: Sequence[SeatAction], rng: random.Random) -> SeatAction:

@@ -176,6 +176,9 @@ class RedisBus:
         self._confirming: dict[str, asyncio.Future[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._up = False
+        self.on_failure: Callable[[str, Exception], None] | None = None
+        """Told a relay listener's failure (a handler of a message, or a reconnection's
+        callback), which is logged here and counted there (``service.periodic``)."""
 
     @property
     def is_up(self) -> bool:
@@ -261,8 +264,9 @@ class RedisBus:
                 return
             try:
                 handler(push[2])
-            except Exception:
+            except Exception as exc:
                 log.exception("bus: the handler of %s failed", push[1])
+                self._failed(exc)
         elif kind == "subscribe" and len(push) == 3:
             confirmed = self._confirming.pop(push[1], None)
             if confirmed is not None and not confirmed.done():
@@ -275,8 +279,11 @@ class RedisBus:
         while True:
             try:
                 await self._connect()
-            except _CONNECTION_ERRORS as exc:
-                if not lost_once:
+            except Exception as exc:  # a driver's error too: the loop must not end
+                if not isinstance(exc, _CONNECTION_ERRORS):
+                    log.exception("bus: the connection to Redis failed")
+                    self._failed(exc)
+                elif not lost_once:
                     log.warning("bus: cannot reach Redis, will retry: %s", exc)
                 lost_once = True
                 self._drop_links()
@@ -289,12 +296,20 @@ class RedisBus:
             if lost_once:
                 log.warning("bus: connected to Redis again; resynchronising")
                 for callback in self._reconnected:
-                    callback()
+                    try:
+                        callback()
+                    except Exception as exc:
+                        log.exception("bus: a resynchronisation after reconnecting failed")
+                        self._failed(exc)
             reason = await self._watch()
             log.warning("bus: lost Redis: %s", reason)
             self._up = False
             lost_once = True
             self._drop_links()
+
+    def _failed(self, exc: Exception) -> None:
+        if self.on_failure is not None:
+            self.on_failure("relay-listener", exc)
 
     async def _connect(self) -> None:
         self._drop_links()

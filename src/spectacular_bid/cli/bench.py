@@ -129,7 +129,8 @@ PLACEMENTS = [placement.value for placement in Placement]
 
 
 def run_bench_server(args: argparse.Namespace) -> int:
-    """``specbid bench server``: live matches against a server in its own process (issue 3)."""
+    """``specbid bench server``: live matches against a server in its own process (BENCHMARKS.md
+    "bench server and bench store")."""
     result = bench_server.run(
         matches=args.matches,
         seconds=args.seconds,
@@ -145,7 +146,8 @@ def run_bench_server(args: argparse.Namespace) -> int:
 
 
 def run_bench_store(args: argparse.Namespace) -> int:
-    """``specbid bench store``: event appends through the storage port (issue 4), one JSON line."""
+    """``specbid bench store``: event appends through the storage port (OPERATIONS.md "Storage"),
+    one JSON line."""
     result = bench_store.run(
         seconds=args.seconds,
         repeats=args.repeats,

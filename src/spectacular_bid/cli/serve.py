@@ -41,7 +41,8 @@ SERVE_FLAGS = (
     ("finished_ttl_ms", int, "a finished match stays in memory this long, ms"),
     ("idle_ttl_ms", int, "...or this long once nobody has it open, if sooner, ms"),
     ("lease_ms", int, "a peer on the database ends this server's matches if silent this long"),
-    ("max_live_matches", str, "refuse new matches past this many live matches (auto: measured)"),
+    ("max_live_matches", str, "refuse new matches past this many live (auto: estimated, revised)"),
+    ("capacity_reestimate_s", float, "with an auto cap, estimate it again this often, s"),
     ("busy_lag_ms", int, "refuse new matches while the loop lags more, ms (mean over 1 s)"),
     ("busy_cpu", float, "...or while the process uses more of a core than this (0-1)"),
     ("sockets_per_address", int, "open match sockets allowed per client address"),
@@ -82,16 +83,6 @@ def settings_overrides(args: argparse.Namespace) -> dict[str, object]:
     return overrides
 
 
-def with_capacity(settings: WebSettings) -> WebSettings:
-    """``max_live_matches=auto`` made a number by timing this machine, before the server
-    listens (``bench/capacity.py``)."""
-    if settings.max_live_matches != "auto":
-        return settings
-    from spectacular_bid.bench.capacity import live_match_capacity
-
-    return settings.model_copy(update={"max_live_matches": live_match_capacity()})
-
-
 def run_serve(args: argparse.Namespace) -> int:
     """``specbid serve``: the game server under uvicorn.
 
@@ -106,8 +97,12 @@ def run_serve(args: argparse.Namespace) -> int:
     from spectacular_bid.web.settings import WebSettings
 
     try:
-        settings = with_capacity(WebSettings(**settings_overrides(args)))  # type: ignore[arg-type]
-        app = create_app(settings, manage_collector=True)
+        from spectacular_bid.bench.capacity import live_match_capacity
+
+        settings = WebSettings(**settings_overrides(args))  # type: ignore[arg-type]
+        # With max_live_matches=auto, the cap is estimated before the server listens and
+        # again while it runs (service.live_cap).
+        app = create_app(settings, manage_collector=True, estimate_cap=live_match_capacity)
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -2,7 +2,7 @@
 
 Commands and events are frozen values. A seat's commands: :class:`Decline`, :class:`Bid`,
 :class:`Accept`, :class:`Play`, :class:`Draw`, :class:`Resign`. The service's commands:
-:class:`Deal` (it owns the shuffle, STYLE rule 2), :class:`Flag` (it owns the clock, R7.7) and
+:class:`Deal` (it owns the shuffle, R2.1), :class:`Flag` (it owns the clock, R7.7) and
 :class:`Abort` (D3, D5, D7, D8). Forced passes, declines and accepts are never commands: the
 engine applies them itself (D2) and reports them as events with ``forced=True``.
 """

@@ -1,14 +1,13 @@
 """The auction as a phase of the match: whose decision it is, bids, accepts, declines (§6).
 
 :class:`~spectacular_bid.rules.auction.Auction` is the value (legal amounts, the jockey's
-discount, the payment); this module moves a :class:`~spectacular_bid.rules.match.Match` through
-it. Each ``apply_*`` function checks its command completely before it changes anything (R8.3); a
-seat with only one possible decision has it made for it at once (R6.6, D2).
+discount, the payment); this module moves a match's state
+(:class:`~spectacular_bid.rules.base_match.BaseMatch`) through it. Each ``apply_*`` function
+checks its command completely before it changes anything (R8.3); a seat with only one possible
+decision has it made for it at once (R6.6, D2).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from spectacular_bid.rules.actions import (
     Bid,
@@ -18,17 +17,15 @@ from spectacular_bid.rules.actions import (
     Event,
     TransferReason,
 )
+from spectacular_bid.rules.base_match import BaseMatch
 from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.phase import Phase, require_turn
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.rules.settlement import transfer
 from spectacular_bid.rules.turns import start_opening
 
-if TYPE_CHECKING:
-    from spectacular_bid.rules.match import Match
 
-
-def auction_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
+def auction_turn(match: BaseMatch, seat: Seat, ev: list[Event]) -> None:
     """``seat`` decides next in the auction, unless it cannot afford any bid (R6.6)."""
     match.phase = Phase.AUCTION
     match.to_act = seat
@@ -44,7 +41,7 @@ def auction_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
         accept_now(match, seat, ev, forced=True)
 
 
-def apply_bid(match: Match, action: Bid) -> list[Event]:
+def apply_bid(match: BaseMatch, action: Bid) -> list[Event]:
     """A bid or raise: a multiple of 5, at least the minimum (R6.1, R6.2), affordable (R6.5)."""
     seat = require_turn(match, action.seat, Phase.AUCTION)
     auction = match.auction
@@ -70,7 +67,7 @@ def apply_bid(match: Match, action: Bid) -> list[Event]:
     return ev
 
 
-def apply_accept(match: Match, seat: object) -> list[Event]:
+def apply_accept(match: BaseMatch, seat: object) -> list[Event]:
     """Accept the standing bid: its maker pays it and opens (R6.2, R6.3)."""
     to_act = require_turn(match, seat, Phase.AUCTION)
     assert match.auction is not None
@@ -81,7 +78,7 @@ def apply_accept(match: Match, seat: object) -> list[Event]:
     return ev
 
 
-def accept_now(match: Match, seat: Seat, ev: list[Event], *, forced: bool) -> None:
+def accept_now(match: BaseMatch, seat: Seat, ev: list[Event], *, forced: bool) -> None:
     """``seat`` accepts: the bidder pays (capped, R1.4) and, if still solvent, opens (R6.3)."""
     auction = match.auction
     assert auction is not None
@@ -95,7 +92,7 @@ def accept_now(match: Match, seat: Seat, ev: list[Event], *, forced: bool) -> No
     start_opening(match, bidder, None, ev)
 
 
-def apply_decline(match: Match, seat: object) -> list[Event]:
+def apply_decline(match: BaseMatch, seat: object) -> list[Event]:
     """Decline: only the non-jockey's first decision; the jockey opens for free (R6.1, R6.3)."""
     to_act = require_turn(match, seat, Phase.AUCTION)
     assert match.auction is not None
@@ -108,7 +105,7 @@ def apply_decline(match: Match, seat: object) -> list[Event]:
     return ev
 
 
-def decline_now(match: Match, seat: Seat, ev: list[Event], *, forced: bool) -> None:
+def decline_now(match: BaseMatch, seat: Seat, ev: list[Event], *, forced: bool) -> None:
     """``seat`` declines: the other seat, the jockey, opens with any tile (R6.3)."""
     ev.append(Declined(seat, forced))
     match.auction = None

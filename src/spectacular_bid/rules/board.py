@@ -7,8 +7,9 @@ double with an open line side counts both halves once.
 Internally a place is a small integer ``anchor * 8 + side`` so the sets of open places stay tiny
 lists of ints and every value and score is a table lookup.
 
-Placement notation (``1-1@1-4:smaller``) is read and written by :mod:`.notation`:
-``parse_moves`` builds a board from it and ``moves_text`` writes one back.
+Placement notation (``1-1@1-4:smaller``) is written here, since a board's repr is the moves that
+rebuild it, and read by :mod:`.notation` (``parse_moves`` builds a board), which hands out these
+writers beside their parsers. Nothing here imports it, so the rules import one way.
 """
 
 from __future__ import annotations
@@ -17,7 +18,16 @@ from enum import IntEnum
 from typing import Final, NamedTuple
 
 from spectacular_bid.rules.errors import IllegalActionError
-from spectacular_bid.rules.tiles import HIGH, IS_DOUBLE, LOW, NAMES, TILES, VALUE_MASK, Tile
+from spectacular_bid.rules.tiles import (
+    HIGH,
+    IS_DOUBLE,
+    LOW,
+    NAMES,
+    NOTATION,
+    TILES,
+    VALUE_MASK,
+    Tile,
+)
 
 
 class Side(IntEnum):
@@ -38,6 +48,9 @@ class Side(IntEnum):
 
 SIDES: Final = tuple(Side)
 SIDE_TEXT: Final = ("larger end", "smaller end", "line A", "line B", "branch A", "branch B")
+"""Each side in running text, as the board description writes it (Appendix A)."""
+SIDE_NOTATION: Final = ("larger", "smaller", "lineA", "lineB", "branchA", "branchB")
+"""Each side's name in placement notation (Appendix A), indexed by the side."""
 
 _LINE_SIDES: Final = (Side.LINE_A, Side.LINE_B)
 
@@ -97,6 +110,13 @@ _BRANCH_CODES: Final = tuple((t * 8 + Side.BRANCH_A, t * 8 + Side.BRANCH_B) for 
 
 CODE_MATCHES: Final = tuple(VALUE_MASK[v] if v >= 0 else 0 for v in PLACE_VALUE)
 """For each place code, the mask of the tiles that fit there (R3.1)."""
+
+
+def award_for(ends_sum: int) -> int:
+    """What a placement that leaves ``ends_sum`` scores before the payer cap (R3.5): the sum when
+    it is a positive multiple of 5, otherwise nothing. The rules' one statement of R3.5; the
+    match, the board description and the bots' ranking all ask it."""
+    return ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
 
 
 class Place(NamedTuple):
@@ -175,10 +195,7 @@ class Board:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        """The call that rebuilds the board: ``parse_moves('1-4 1-1@1-4:smaller')``. The import
-        is here because notation imports this module (so it cannot be imported at load time)."""
-        from spectacular_bid.rules.notation import moves_text
-
+        """The call that rebuilds the board: ``parse_moves('1-4 1-1@1-4:smaller')``."""
         return f"parse_moves({moves_text(self)!r})"
 
     # -- reading --------------------------------------------------------------------------
@@ -212,8 +229,7 @@ class Board:
     @property
     def award(self) -> int:
         """The award of the last placement before the payer cap (R3.5)."""
-        s = self.ends_sum
-        return s if s > 0 and s % 5 == 0 else 0
+        return award_for(self.ends_sum)
 
     def places_for(self, tile: Tile) -> list[Place]:
         """The open places where ``tile`` may join (R3.1); every place when the board is empty
@@ -234,6 +250,11 @@ class Board:
         if code >> 3 != self.spinner or code & 7 >= _BRANCH_A or self._spinner_open_lines == 1:
             total -= PLACE_SCORE[code]
         return total + _JOINS[tile * 7 + PLACE_VALUE[code]][2]
+
+    def award_after(self, tile: Tile, code: int) -> int:
+        """The award (R3.5) that laying ``tile`` at place ``code`` (-1 opens the board) would
+        score, without laying it: how the bots rank placements."""
+        return award_for(self.sum_after(tile, code))
 
     # -- changing -------------------------------------------------------------------------
 
@@ -315,3 +336,27 @@ class Board:
             f"Joints: {joints}. Open places: {places}. Scoring ends: {ends_text}. "
             f"Sum: {values} = {total}. Award: {self.award}."
         )
+
+
+# -- placement notation (Appendix A), read by notation.py ------------------------------------
+
+
+def place_text(place: Place) -> str:
+    """``1-4:smaller``: the tile, a colon, the side."""
+    return f"{NOTATION[place.tile]}:{SIDE_NOTATION[place.side]}"
+
+
+def placement_text(tile: Tile, at: Place | None) -> str:
+    """``1-4`` for an opening, else ``1-1@1-4:smaller``."""
+    if at is None:
+        return NOTATION[tile]
+    return f"{NOTATION[tile]}@{place_text(at)}"
+
+
+def moves_text(board: Board) -> str:
+    """The placements that rebuild ``board``, in the order they were laid."""
+    if board.is_empty:
+        return ""
+    moves = [NOTATION[board.tiles[0]]]
+    moves += [placement_text(joint.new.tile, joint.old) for joint in board.joints()]
+    return " ".join(moves)

@@ -1,7 +1,8 @@
 """Every action object ``Match.legal_actions`` can hand out, made once at import.
 
 A legal-move list is then a lookup per move on tile ids and place codes, so a random-play
-benchmark or a bot's search measures the rules, not object construction (issue 2).
+benchmark or a bot's search measures the rules, not object construction (BENCHMARKS.md "bench
+rules").
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from typing import Final
 
 from spectacular_bid.rules.actions import Accept, Bid, Decline, Draw, Play
 from spectacular_bid.rules.auction import JOCKEY_DISCOUNT
+from spectacular_bid.rules.base_match import TOTAL_POINTS
 from spectacular_bid.rules.board import CODE_MATCHES, PLACE_CODES, PLACES
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.rules.settlement import TOTAL_POINTS
 from spectacular_bid.rules.tiles import TILES
 
 CODES_PLUS_OPEN: Final = PLACE_CODES + 1

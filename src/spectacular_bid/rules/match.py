@@ -7,8 +7,9 @@ events like any other.
 
 The phases' logic lives in modules named for them, as functions of the match that ``apply`` calls
 directly: :mod:`~spectacular_bid.rules.auction_phase` (§6), :mod:`~spectacular_bid.rules.turns`
-(§3, §4) and :mod:`~spectacular_bid.rules.settlement` (§1, §5, round and match ends). This module
-keeps the state, starting a round (R2.1–R2.3, R4.5) and ``legal_actions``, the hot path: it works
+(§3, §4) and :mod:`~spectacular_bid.rules.settlement` (§1, §5, round and match ends). The state
+itself is :class:`~spectacular_bid.rules.base_match.BaseMatch`, below the phases; this module adds
+starting a round (R2.1–R2.3, R4.5) and ``legal_actions``, the hot path: it works
 on tile ids, hand masks and place codes, and hands out the actions interned in
 :mod:`~spectacular_bid.rules.interned`, so a random-play benchmark measures the rules, not
 object construction.
@@ -27,15 +28,14 @@ from spectacular_bid.rules.actions import (
     Draw,
     Event,
     Flag,
-    MatchEnded,
     Play,
     Resign,
     RoundDealt,
-    RoundEnd,
     SeatAction,
 )
 from spectacular_bid.rules.auction import MIN_BID, Auction
 from spectacular_bid.rules.auction_phase import apply_accept, apply_bid, apply_decline, auction_turn
+from spectacular_bid.rules.base_match import STARTING_BALANCE, TOTAL_POINTS, BaseMatch
 from spectacular_bid.rules.board import CODE_MATCHES
 from spectacular_bid.rules.errors import IllegalActionError, RulesError, WrongPhaseError
 from spectacular_bid.rules.interned import (
@@ -51,112 +51,14 @@ from spectacular_bid.rules.interned import (
 from spectacular_bid.rules.phase import Phase
 from spectacular_bid.rules.round import HAND_SIZE, Round, highest_opening
 from spectacular_bid.rules.seats import BySeat, Seat
-from spectacular_bid.rules.settlement import (
-    STARTING_BALANCE,
-    TOTAL_POINTS,
-    apply_abort,
-    apply_flag,
-    apply_resign,
-)
-from spectacular_bid.rules.tiles import Tile
+from spectacular_bid.rules.settlement import apply_abort, apply_flag, apply_resign
 from spectacular_bid.rules.turns import apply_draw, apply_play, start_opening
 
 
-class Match:
-    """A whole match between two seats. Mutable, with a cheap :meth:`copy`."""
+class Match(BaseMatch):
+    """A whole match between two seats: its state, what may be done next, and :meth:`apply`."""
 
-    __slots__ = (
-        "auction",
-        "balances",
-        "decision",
-        "jockey",
-        "opening_tile",
-        "phase",
-        "result",
-        "round",
-        "round_end",
-        "to_act",
-    )
-
-    def __init__(self) -> None:
-        self.balances: list[int] = [STARTING_BALANCE, STARTING_BALANCE]
-        self.phase = Phase.AWAITING_DEAL
-        self.to_act: Seat | None = None
-        """The seat whose decision it is; None while nobody's clock may run (R7.5)."""
-        self.decision = 0
-        """Counts genuinely new decisions (R7.2): a turn, an opening, an auction decision. Draws
-        inside a turn leave it as it is (R7.3), so a clock restarts its delay exactly when this
-        changes."""
-        self.round: Round | None = None
-        """The current round, or the last one while awaiting the next deal (its hands are then
-        public, D4)."""
-        self.jockey: Seat | None = None
-        """Who laid the last tile of the previous round (R4.5); None after a block (R4.7)."""
-        self.auction: Auction | None = None
-        self.opening_tile: Tile | None = None
-        """The tile the opener must lay under R2.3, or None for any tile (R6.3)."""
-        self.result: MatchEnded | None = None
-        self.round_end: RoundEnd | None = None
-        """Why the last round ended, while awaiting the next deal or after the match."""
-
-    # -- value semantics ------------------------------------------------------------------
-
-    def copy(self) -> Match:
-        other = Match.__new__(Match)
-        other.balances = self.balances.copy()
-        other.phase = self.phase
-        other.to_act = self.to_act
-        other.decision = self.decision
-        other.round = self.round.copy() if self.round is not None else None
-        other.jockey = self.jockey
-        other.auction = self.auction.copy() if self.auction is not None else None
-        other.opening_tile = self.opening_tile
-        other.result = self.result
-        other.round_end = self.round_end
-        return other
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Match):
-            return NotImplemented
-        return (
-            self.balances == other.balances
-            and self.phase == other.phase
-            and self.to_act == other.to_act
-            and self.decision == other.decision
-            and self.round == other.round
-            and self.jockey == other.jockey
-            and self.auction == other.auction
-            and self.opening_tile == other.opening_tile
-            and self.result == other.result
-            and self.round_end == other.round_end
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"<Match {self.phase.value} round={self.round_number} to_act={self.to_act} "
-            f"balances={self.balances}>"
-        )
-
-    # -- reading --------------------------------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase is Phase.OVER
-
-    @property
-    def round_number(self) -> int:
-        return self.round.number if self.round is not None else 0
-
-    @property
-    def balance(self) -> BySeat[int]:
-        return BySeat(self.balances[0], self.balances[1])
-
-    @property
-    def is_round_over(self) -> bool:
-        """True between a round's end and the next deal: the settlement (R7.5, D4)."""
-        return self.phase is Phase.AWAITING_DEAL and self.round is not None
+    __slots__ = ()
 
     def legal_actions(self, seat: Seat | None = None) -> list[SeatAction]:
         """The moves ``seat`` (by default the seat to act) may make now. :class:`Resign` is

@@ -21,23 +21,34 @@ refuse, so the web layer answers it with ``bad_message`` rather than ``illegal``
 a well-formed place is open is the board's question. The running-text forms of the board
 description (``[1|4]``, ``larger end``) are ``str(tile)`` and :attr:`Side.text`.
 
-This module imports the types from :mod:`.tiles` and :mod:`.board`; neither imports it when
-loaded, which keeps the import graph free of cycles.
+The writers of places, placements and moves are defined in :mod:`.board`, because a board's repr
+is the moves that rebuild it, and handed out here beside their parsers; the tables they write
+from (:data:`~.tiles.NOTATION`, :data:`~.board.SIDE_NOTATION`) are the types' own. This module
+imports :mod:`.tiles` and :mod:`.board` and neither imports it: the rules import one way.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from spectacular_bid.rules.board import PLACES, SIDES, Board, Place, Side
+from spectacular_bid.rules.board import (
+    PLACES,
+    SIDE_NOTATION,
+    SIDES,
+    Board,
+    Place,
+    Side,
+    moves_text,
+    place_text,
+    placement_text,
+)
 from spectacular_bid.rules.errors import NotationError
 from spectacular_bid.rules.seats import SEATS, Seat
-from spectacular_bid.rules.tiles import BY_HALVES, HIGH, LOW, TILES, Tile
+from spectacular_bid.rules.tiles import BY_HALVES, NOTATION, Tile
 
 # -- tiles ------------------------------------------------------------------------------------
 
 _PIP_DIGITS: Final = "0123456"
-_TILE_TEXT: Final = tuple(f"{LOW[t]}-{HIGH[t]}" for t in TILES)
 
 
 def parse_tile(text: str) -> Tile:
@@ -54,13 +65,11 @@ def parse_tile(text: str) -> Tile:
 
 def tile_text(tile: Tile) -> str:
     """``1-4``: the low half first (Appendix A)."""
-    return _TILE_TEXT[tile]
+    return NOTATION[tile]
 
 
 # -- sides ------------------------------------------------------------------------------------
 
-SIDE_NOTATION: Final = ("larger", "smaller", "lineA", "lineB", "branchA", "branchB")
-"""Each :class:`Side`'s name in placement notation, indexed by the side."""
 _SIDE_BY_NAME: Final = {name: SIDES[i] for i, name in enumerate(SIDE_NOTATION)}
 
 
@@ -105,11 +114,6 @@ def parse_place(text: str) -> Place:
     return place
 
 
-def place_text(place: Place) -> str:
-    """``1-4:smaller``: the tile, a colon, the side."""
-    return f"{_TILE_TEXT[place.tile]}:{SIDE_NOTATION[place.side]}"
-
-
 # -- placements -------------------------------------------------------------------------------
 
 
@@ -134,13 +138,6 @@ def parse_placement(text: str) -> tuple[Tile, Place | None]:
     return tile, place
 
 
-def placement_text(tile: Tile, at: Place | None) -> str:
-    """``1-4`` for an opening, else ``1-1@1-4:smaller``."""
-    if at is None:
-        return _TILE_TEXT[tile]
-    return f"{_TILE_TEXT[tile]}@{place_text(at)}"
-
-
 def parse_moves(text: str) -> Board:
     """The board that a sequence of placements separated by spaces builds from empty:
     ``1-4 1-1@1-4:smaller``. Raise :class:`NotationError` for malformed text and
@@ -151,15 +148,6 @@ def parse_moves(text: str) -> Board:
         tile, at = parse_placement(move)
         board.place(tile, at)
     return board
-
-
-def moves_text(board: Board) -> str:
-    """The placements that rebuild ``board``, in the order they were laid."""
-    if board.is_empty:
-        return ""
-    moves = [_TILE_TEXT[board.tiles[0]]]
-    moves += [placement_text(joint.new.tile, joint.old) for joint in board.joints()]
-    return " ".join(moves)
 
 
 # -- seats ------------------------------------------------------------------------------------
@@ -179,3 +167,21 @@ def parse_seat(text: object) -> Seat:
 def seat_text(seat: Seat) -> str:
     """``first`` or ``second``."""
     return SEAT_NOTATION[seat]
+
+
+__all__ = [
+    "SEAT_NOTATION",
+    "SIDE_NOTATION",
+    "moves_text",
+    "parse_moves",
+    "parse_place",
+    "parse_placement",
+    "parse_seat",
+    "parse_side",
+    "parse_tile",
+    "place_text",
+    "placement_text",
+    "seat_text",
+    "side_text",
+    "tile_text",
+]

@@ -8,13 +8,10 @@ phase it belongs to, before it changes anything (R8.3).
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from spectacular_bid.rules.errors import NotYourTurnError, WrongPhaseError
 from spectacular_bid.rules.seats import SEATS, Seat
-
-if TYPE_CHECKING:
-    from spectacular_bid.rules.match import Match
 
 
 class Phase(Enum):
@@ -35,7 +32,18 @@ def seat_text(seat: object) -> str:
     return str(SEATS[seat]) if isinstance(seat, int) and seat in (0, 1) else repr(seat)
 
 
-def require_turn(match: Match, seat: object, phase: Phase) -> Seat:
+class Turn(Protocol):
+    """What :func:`require_turn` reads of a match: its phase and the seat to act. A protocol, so
+    this module stays below the match state that names its :class:`Phase`."""
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def to_act(self) -> Seat | None: ...
+
+
+def require_turn(match: Turn, seat: object, phase: Phase) -> Seat:
     """The seat to act, when ``seat`` is it and the match is in ``phase``; else a refusal."""
     if match.phase is not phase:
         raise WrongPhaseError(f"the match is in its {match.phase.value} phase, not {phase.value}")

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from spectacular_bid.rules.auction import Auction
+from spectacular_bid.rules.base_match import TOTAL_POINTS
 from spectacular_bid.rules.board import Board
 from spectacular_bid.rules.errors import IllegalActionError
 from spectacular_bid.rules.match import Match
 from spectacular_bid.rules.phase import Phase
 from spectacular_bid.rules.round import Round
 from spectacular_bid.rules.seats import Seat
-from spectacular_bid.rules.settlement import TOTAL_POINTS
 from spectacular_bid.rules.tiles import ALL_MASK, Tile, tiles_in
 
 

@@ -127,7 +127,7 @@ class Round:
         return len(self.boneyard) - self.drawn
 
     def boneyard_left(self) -> tuple[Tile, ...]:
-        """The undrawn tiles in draw order: hidden from every seat until the match ends (D4)."""
+        """The undrawn tiles in draw order: hidden from every seat until the round ends (D4)."""
         return tuple(self.boneyard[self.drawn :])
 
     def hand(self, seat: Seat) -> list[Tile]:

@@ -2,15 +2,16 @@
 
 Every transfer, whether a placement's award, an auction payment or a block's settlement, goes
 through :func:`transfer`, so the cap at the payer's balance (R1.4) and the loss at zero (R1.5)
-hold in one place. The functions change a :class:`~spectacular_bid.rules.match.Match` in place
-and append the events they cause. The ``apply_*`` ones are the commands that end a match
-(resign, flag, abort) and check it completely first (R8.3); the others are steps inside a
-command that has already been checked. The balances' constants live here too (R1.1, R1.2).
+hold in one place. The functions change a match's state
+(:class:`~spectacular_bid.rules.base_match.BaseMatch`) in place and append the events they
+cause. The ``apply_*`` ones are the commands that end a match (resign, flag, abort) and check
+it completely first (R8.3); the others are steps inside a command that has already been checked.
+The balances' constants live with the balances, in :mod:`.base_match` (R1.1, R1.2).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from spectacular_bid.rules.actions import (
     Abort,
@@ -25,18 +26,11 @@ from spectacular_bid.rules.actions import (
     TransferReason,
     Transferred,
 )
+from spectacular_bid.rules.base_match import BaseMatch
 from spectacular_bid.rules.errors import IllegalActionError, NotYourTurnError, WrongPhaseError
 from spectacular_bid.rules.phase import ACTIVE, Phase
 from spectacular_bid.rules.round import round_to_five
 from spectacular_bid.rules.seats import SEATS, BySeat, Seat
-
-if TYPE_CHECKING:
-    from spectacular_bid.rules.match import Match
-
-STARTING_BALANCE: Final = 150
-"""R1.1."""
-TOTAL_POINTS: Final = 2 * STARTING_BALANCE
-"""R1.2: the two balances always add up to this."""
 
 _ABORT_ENDS: Final = {
     AbortReason.JOIN_TIMEOUT: MatchEnd.JOIN_TIMEOUT,
@@ -47,7 +41,7 @@ _ABORT_ENDS: Final = {
 
 
 def transfer(
-    match: Match, payer: Seat, payee: Seat, amount: int, reason: TransferReason, ev: list[Event]
+    match: BaseMatch, payer: Seat, payee: Seat, amount: int, reason: TransferReason, ev: list[Event]
 ) -> bool:
     """Move points, capped at the payer's balance (R1.4); True when that ends the match (R1.5)."""
     balances = match.balances
@@ -64,7 +58,7 @@ def transfer(
     return False
 
 
-def end_round(match: Match, reason: RoundEnd, domino_by: Seat | None, ev: list[Event]) -> None:
+def end_round(match: BaseMatch, reason: RoundEnd, domino_by: Seat | None, ev: list[Event]) -> None:
     """Reveal the hands (D4), name the next jockey (R4.5, R4.7) and settle a block (R4.6)."""
     rnd = match.round
     assert rnd is not None
@@ -92,7 +86,7 @@ def end_round(match: Match, reason: RoundEnd, domino_by: Seat | None, ev: list[E
 
 
 def end_match(
-    match: Match,
+    match: BaseMatch,
     winner: Seat | None,
     reason: MatchEnd,
     ev: list[Event],
@@ -120,7 +114,7 @@ def end_match(
     ev.append(match.result)
 
 
-def apply_resign(match: Match, action: Resign) -> list[Event]:
+def apply_resign(match: BaseMatch, action: Resign) -> list[Event]:
     """R5.2: either seat may resign at any time while the match runs."""
     if match.phase is Phase.OVER:
         raise WrongPhaseError("the match is over")
@@ -132,7 +126,7 @@ def apply_resign(match: Match, action: Resign) -> list[Event]:
     return ev
 
 
-def apply_flag(match: Match, action: Flag) -> list[Event]:
+def apply_flag(match: BaseMatch, action: Flag) -> list[Event]:
     """R7.7, D6: only the seat whose clock runs can lose on time."""
     if match.phase not in ACTIVE:
         raise WrongPhaseError(f"no clock runs in the {match.phase.value} phase (R7.5)")
@@ -143,7 +137,7 @@ def apply_flag(match: Match, action: Flag) -> list[Event]:
     return ev
 
 
-def apply_abort(match: Match, action: Abort) -> list[Event]:
+def apply_abort(match: BaseMatch, action: Abort) -> list[Event]:
     """End with no result: the players did not both join (D3), the service's time
     measurement failed (R7.9, D5), the seat to act ran out of time before its first decision
     (D7: like a flag, only the seat to act, and it is named), or nobody was left at a shared

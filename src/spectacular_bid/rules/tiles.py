@@ -3,8 +3,8 @@
 A :class:`Tile` is an ``int`` from 0 to 27 ordered by (low half, high half), so tiles sort the way
 Appendix A sorts them and serve directly as indexes into the precomputed tables below and as bit
 positions in hand masks. Only the 28 interned instances in :data:`TILES` exist; build one with
-:meth:`Tile.of` or :func:`spectacular_bid.rules.notation.parse_tile`, which owns the ``1-4``
-notation with its formatter.
+:meth:`Tile.of` or :func:`spectacular_bid.rules.notation.parse_tile`, which reads the ``1-4``
+notation written from :data:`NOTATION`.
 """
 
 from __future__ import annotations
@@ -74,6 +74,9 @@ HIGH: Final[tuple[int, ...]] = tuple(_highs)
 PIPS: Final[tuple[int, ...]] = tuple(lo + hi for lo, hi in zip(_lows, _highs, strict=True))
 IS_DOUBLE: Final[tuple[bool, ...]] = tuple(lo == hi for lo, hi in zip(_lows, _highs, strict=True))
 NAMES: Final[tuple[str, ...]] = tuple(f"[{lo}|{hi}]" for lo, hi in zip(_lows, _highs, strict=True))
+"""Each tile in running text, as the board description writes it: ``[1|4]`` (Appendix A)."""
+NOTATION: Final[tuple[str, ...]] = tuple(f"{lo}-{hi}" for lo, hi in zip(_lows, _highs, strict=True))
+"""Each tile in placement notation, low half first: ``1-4`` (Appendix A)."""
 BY_HALVES: Final[tuple[tuple[Tile, ...], ...]] = tuple(
     tuple(TILES[next(i for i in range(28) if {LOW[i], HIGH[i]} == {a, b})] for b in range(7))
     for a in range(7)

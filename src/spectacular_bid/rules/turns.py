@@ -1,14 +1,14 @@
 """Laying, drawing and passing: the opening and the turns of a round (R2.3, §3, §4).
 
-The hot path of a match: :func:`apply_play` and :func:`apply_draw` take a
-:class:`~spectacular_bid.rules.match.Match` and change it in place, checking the command
-completely first (R8.3). A forced pass is never a command (D2): it happens here as soon as a seat
-can neither lay nor draw (R4.4), and two in a row block the round (R4.6).
+The hot path of a match: :func:`apply_play` and :func:`apply_draw` take a match's state
+(:class:`~spectacular_bid.rules.base_match.BaseMatch`) and change it in place, checking the
+command completely first (R8.3). A forced pass is never a command (D2): it happens here as soon
+as a seat can neither lay nor draw (R4.4), and two in a row block the round (R4.6).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from spectacular_bid.rules.actions import (
     Draw,
@@ -21,7 +21,8 @@ from spectacular_bid.rules.actions import (
     RoundEnd,
     TransferReason,
 )
-from spectacular_bid.rules.board import CODE_MATCHES, Place
+from spectacular_bid.rules.base_match import BaseMatch
+from spectacular_bid.rules.board import CODE_MATCHES, Place, award_for
 from spectacular_bid.rules.errors import IllegalActionError, WrongPhaseError
 from spectacular_bid.rules.phase import Phase, require_turn
 from spectacular_bid.rules.round import Round
@@ -29,14 +30,11 @@ from spectacular_bid.rules.seats import SEATS, Seat
 from spectacular_bid.rules.settlement import end_round, transfer
 from spectacular_bid.rules.tiles import Tile
 
-if TYPE_CHECKING:
-    from spectacular_bid.rules.match import Match
-
 _PLAYING: Final = Phase.PLAYING
 _AWARD: Final = TransferReason.AWARD
 
 
-def start_opening(match: Match, seat: Seat, tile: Tile | None, ev: list[Event]) -> None:
+def start_opening(match: BaseMatch, seat: Seat, tile: Tile | None, ev: list[Event]) -> None:
     """``seat`` opens the board: with ``tile`` (R2.3), or with any tile after an auction (R6.3)."""
     match.phase = Phase.OPENING
     match.to_act = seat
@@ -45,7 +43,7 @@ def start_opening(match: Match, seat: Seat, tile: Tile | None, ev: list[Event]) 
     ev.append(OpenerChosen(seat, tile))
 
 
-def apply_play(match: Match, action: Play) -> list[Event]:
+def apply_play(match: BaseMatch, action: Play) -> list[Event]:
     """Lay a tile: the opening, or at an open place it matches (R3.1); score its award (R3.5)."""
     phase = match.phase
     if phase is not Phase.PLAYING and phase is not Phase.OPENING:
@@ -87,7 +85,7 @@ def apply_play(match: Match, action: Play) -> list[Event]:
     rnd.hands[seat] = hand
     rnd.must_play = None
     rnd.passes = 0
-    award = ends_sum if ends_sum > 0 and ends_sum % 5 == 0 else 0
+    award = award_for(ends_sum)
     ev: list[Event] = [Played(seat, tile, at, ends_sum, award)]
     other = SEATS[1 - seat]
     if award and transfer(match, other, seat, award, _AWARD, ev):
@@ -104,7 +102,7 @@ def apply_play(match: Match, action: Play) -> list[Event]:
     return ev
 
 
-def begin_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
+def begin_turn(match: BaseMatch, seat: Seat, ev: list[Event]) -> None:
     """``seat``'s turn starts (R3.6): a new decision, or at once a forced pass (R4.4, D2)."""
     match.phase = Phase.PLAYING
     match.to_act = seat
@@ -115,7 +113,7 @@ def begin_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
         pass_turn(match, seat, ev)
 
 
-def pass_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
+def pass_turn(match: BaseMatch, seat: Seat, ev: list[Event]) -> None:
     """R4.4, D2: neither a placement nor a draw is possible."""
     rnd = match.round
     assert rnd is not None
@@ -127,7 +125,7 @@ def pass_turn(match: Match, seat: Seat, ev: list[Event]) -> None:
         begin_turn(match, seat.other, ev)
 
 
-def apply_draw(match: Match, action: Draw) -> list[Event]:
+def apply_draw(match: BaseMatch, action: Draw) -> list[Event]:
     """Draw only when nothing in hand plays (R4.1); a drawn tile that plays must be laid (R4.2)."""
     seat = require_turn(match, action.seat, Phase.PLAYING)
     rnd = match.round

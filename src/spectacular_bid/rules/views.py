@@ -2,8 +2,9 @@
 
 A seat sees its own hand, the board, both balances, counts of the other hand and the boneyard,
 and what it may do now. A spectator sees no hand. When a round ends both hands become public
-(D4); the boneyard's order never appears in a view (the match record publishes it, D4). Events
-pass through :func:`event_for` on their way to each viewer for the same reason.
+(D4); the boneyard's order never appears in a view (the round's deck, revealed when the round
+ends, and the match record publish it, D4). Events pass through :func:`event_for` on their way
+to each viewer for the same reason.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class BidOption:
 
 @dataclass(frozen=True, slots=True)
 class LegalView:
-    """Everything the viewer may do now; a client offers exactly this (STYLE rule 8)."""
+    """Everything the viewer may do now; a client offers exactly this (R8.1)."""
 
     plays: tuple[PlayOption, ...] = ()
     opening: bool = False

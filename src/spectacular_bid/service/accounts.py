@@ -1,4 +1,5 @@
-"""Accounts (issue 11 item 1): a guest claims its name with a password, then logs in anywhere.
+"""Accounts (PROTOCOL.md "Identity"): a guest claims its name with a password, then logs in
+anywhere.
 
 A guest stays what it was — a name and one bearer token in one browser. Claiming the name makes
 the same player row an account, so its matches stay its own; the guest token is retired and a

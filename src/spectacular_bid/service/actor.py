@@ -44,7 +44,7 @@ from spectacular_bid.service.decks import DeckSource, new_salt
 from spectacular_bid.service.entries import event_record, header_of, rated_result, round_records
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.mailbox import Mailbox
-from spectacular_bid.service.ports import MatchStore, Player
+from spectacular_bid.service.ports import LeaseLostError, MatchStore, Player
 from spectacular_bid.service.presence import Attendance, attended
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import ServiceSettings
@@ -370,6 +370,13 @@ class MatchActor:
         except Exception as exc:
             log.warning("match %s: version %d not stored: %s", self.id, entry.version, exc)
             self._arm_all(retry=True)
+            if isinstance(exc, LeaseLostError):  # a peer runs the match now: go and find it
+                return Rejection(
+                    ErrorCode.SERVER_BUSY,
+                    "this server lost its lease on the database; nothing changed: reconnect "
+                    "and try again",
+                    retry_after_s=1,
+                )
             return Rejection(
                 ErrorCode.STORAGE_FAILED, "the move could not be saved; nothing changed"
             )

@@ -1,4 +1,5 @@
-"""Admission control (issue 10 item 1): refuse new work before the live matches suffer.
+"""Admission control (PROTOCOL.md "When the server is busy"): refuse new work before the live
+matches suffer.
 
 A server offered more matches than it can time must not let every match's clock degrade until
 the D5 monitor aborts them all as timing failures. So new matches are refused with
@@ -13,7 +14,9 @@ when it is created: the join of its second seat belongs to it and is never refus
   burst of handshakes, a collection) is not a lack of capacity, a loop late at every tick is.
 - **CPU**: the process's share of one core over the last :data:`CPU_WINDOW_MS`. A loop can be
   on time and still be about to saturate; CPU tells that earlier than the lag does.
-- **Live matches**: an optional fixed cap, for operators who measured their machine.
+- **Live matches**: an optional cap (``service.live_cap``): the operator's, or an estimate
+  of this machine's speed that the server revises while it runs (never pinned by a start-up
+  measurement).
 
 Each stall of :data:`PAUSE_MS` or more is kept with what the loop's thread did through it
 (:class:`Pause`): on a machine whose cores the server shares, a stall the loop spent working is
@@ -23,7 +26,7 @@ blocking call on the loop.
 Once busy, the server stays busy for :data:`HOLD_MS` after the last busy reading, so a burst of
 creations does not slip through between two ticks (hysteresis).
 
-A server that is **draining** (asked to stop, issue 13 item 7: ``web/drain.py``) is busy for good:
+A server that is **draining** (asked to stop: ``web/drain.py``) is busy for good:
 it takes no new match, so a client retries and, through the proxy, reaches a server that stays,
 while the matches already here play on to their end.
 """
@@ -34,6 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
+from spectacular_bid.service.live_cap import LiveMatchCap
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.settings import Capacity
 from spectacular_bid.service.timesource import MsSource, ThreadUsage, UsageSource, thread_usage
@@ -91,6 +95,9 @@ class Admission:
         usage: UsageSource = thread_usage,
     ) -> None:
         self.capacity = capacity
+        self.cap = LiveMatchCap(capacity.max_live_matches)
+        """The live-match cap now: the settings' (the operator's) unless the composition root
+        gives one the server estimates (``web/app.py``)."""
         self._now_ms = now_ms
         self._cpu_ms = cpu_ms
         self._usage = usage
@@ -152,7 +159,7 @@ class Admission:
             return True
         if cap.busy_cpu is not None and load.cpu > cap.busy_cpu:
             return True
-        limit = cap.max_live_matches
+        limit = self.cap.value
         return count_matches and limit is not None and load.live_matches >= limit
 
     def start_draining(self) -> None:

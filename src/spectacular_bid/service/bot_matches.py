@@ -1,9 +1,11 @@
-"""The service's bot matches (issue 14): the computer seats of this process and their workers.
+"""The service's bot matches (PROTOCOL.md "POST /api/matches"): the computer seats of this process
+and their workers.
 
 A bot match is made like any other, then the computer takes the second seat through the same
 join as a person (its ``SeatTaken`` is in the record), with its :class:`BotSeat` listening from
 version 0, so it has seen every version. A process thinks for a bounded number of bot matches at
-once (``BotSettings``); one more is refused as busy before anything is made (issue 10 item 1).
+once (``BotSettings``); one more is refused as busy before anything is made (PROTOCOL.md "When the
+server is busy").
 """
 
 from __future__ import annotations

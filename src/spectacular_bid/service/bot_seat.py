@@ -1,5 +1,5 @@
-"""The computer's seat of a bot match (issue 14 item 1): a player that plays through the
-service like a person.
+"""The computer's seat of a bot match (PROTOCOL.md "POST /api/matches"): a player that plays through
+the service like a person.
 
 It listens to the match's actor as a socket's room does and keeps what its seat may see of each
 version: the engine's events through ``views.event_for`` (R2.2, D4), never the match object, the
@@ -49,7 +49,8 @@ Duty = Literal["start", "decide"]
 def duty(state: MatchState, seat: Seat) -> Duty | None:
     """What ``seat`` owes now, from the public part of the state only (whose turn, which
     phase, who pressed): Start between rounds (D3), a decision on its turn, or nothing; nothing
-    either while the match stands for a hand-over to another server (issue 13 item 4)."""
+    either while the match stands for a hand-over to another server (PROTOCOL.md "Several servers on
+    one database")."""
     if state.status is not MatchStatus.ACTIVE or state.suspended_ms is not None:
         return None
     match = state.match
@@ -97,8 +98,9 @@ class BotSeat:
         self._sending = False
 
     def catch_up(self, entries: Iterable[Entry], state: MatchState) -> None:
-        """Take over a match mid-way (a peer handed it to this server, issue 13 item 4): what
-        the seat saw of every version so far, then its duty now, as if it had listened."""
+        """Take over a match mid-way (a peer handed it to this server, PROTOCOL.md "Several servers
+        on one database"): what the seat saw of every version so far, then its duty now, as if it
+        had listened."""
         for entry in entries:
             self._see(entry)
         self._consider(state)

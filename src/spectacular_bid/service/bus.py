@@ -1,4 +1,5 @@
-"""The port for messages between server processes (issue 13 item 2): the relay's wire.
+"""The port for messages between server processes (PROTOCOL.md "Several servers on one database"):
+the relay's wire.
 
 Several ``specbid serve`` processes share one database; a match is run by the one that owns its
 lease, and its sockets may be on any. What passes between them — commands relayed to a match's
@@ -30,7 +31,8 @@ class Bus(Protocol):
 
     @property
     def is_up(self) -> bool:
-        """Whether the bus is connected now (``/readyz`` reports it, issue 13 item 7)."""
+        """Whether the bus is connected now (``/readyz`` reports it, PROTOCOL.md "Probes and
+        metrics")."""
         ...
 
     def send(self, channel: str, text: str) -> None:

@@ -1,4 +1,4 @@
-"""Chat at the table (issue 12 item 1), as lichess has it: the two seats talk in the players'
+"""Chat at the table (PROTOCOL.md "chat"), as lichess has it: the two seats talk in the players'
 channel, everyone else who has a name in the spectators' channel, and neither channel is shown to
 the other side while the match is live. Once it has ended, both are part of its record for anyone.
 
@@ -91,8 +91,9 @@ def shown_channels(
     """The channels a socket of ``player_id`` watching as ``audience`` is shown: both once the
     match has ended; while it is live, the players' to the seats, the spectators' to the rest.
     A seated player is never shown the spectators' channel while live, even watching as a
-    spectator (``?as=spectator``), and a shared device holds both seats (issue 12 item 1); the
-    computer reads no chat, so its opponent has no players' channel (issue 14)."""
+    spectator (``?as=spectator``), and a shared device holds both seats (PROTOCOL.md "chat"); the
+    computer reads no chat, so its opponent has no players' channel (PROTOCOL.md "POST
+    /api/matches")."""
     if not state.is_live:
         return BOTH
     if seats_held(state.seats, player_id) or audience is Audience.DEVICE:
@@ -162,8 +163,8 @@ class Chats:
         self._tables: dict[str, _Table] = {}
 
     def resume(self, match_id: str, said: int) -> None:
-        """A match taken over from a peer (issue 13 item 4) had ``said`` lines there: the next
-        is numbered after them, and new sockets read them."""
+        """A match taken over from a peer (PROTOCOL.md "Several servers on one database") had
+        ``said`` lines there: the next is numbered after them, and new sockets read them."""
         self._tables.setdefault(match_id, _Table()).said = said
 
     def said(self, match_id: str) -> int:

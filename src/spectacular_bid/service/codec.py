@@ -1,4 +1,4 @@
-"""The explicit JSON codec of the match record and of the events on the wire (issue 9 §8).
+"""The explicit JSON codec of the match record and of the events on the wire (PROTOCOL.md "Events").
 
 Every event and recorded command has its own encoder here, naming each JSON field: renaming a
 field in ``rules/actions.py`` cannot silently change a stored record or a frame — this module

@@ -1,4 +1,5 @@
-"""The one vocabulary of what reaches a match, from the wire to the machine (issue 9 §3).
+"""The one vocabulary of what reaches a match, from the wire to the machine (PROTOCOL.md "Client →
+server").
 
 A player's command is an engine action without its seat — the machine decides which seat acts —
 plus the service's own: Start/Continue (D3) and Reveal (R7.5). ``Resign`` is both (R5.2). The
@@ -87,7 +88,8 @@ class ResignMatch:
 @dataclass(frozen=True, slots=True)
 class Start:
     """Start (the first round) or Continue (after a settlement), D3. A press, not a move: it is
-    never refused as stale, and a press already in effect changes nothing (issue 9 §4)."""
+    never refused as stale, and a press already in effect changes nothing (PROTOCOL.md "Client →
+    server")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,7 @@ def move_of(action: SeatAction) -> Move:
 
 @dataclass(frozen=True, slots=True)
 class DealSeed:
-    """A deck and the salt of its commitment, drawn by the service (STYLE rule 2): the machine
+    """A deck and the salt of its commitment, drawn by the service (R2.1): the machine
     deals from it only when the command it comes with starts a round."""
 
     deck: tuple[Tile, ...]
@@ -199,14 +201,14 @@ class NeedsDeck:
 
 @dataclass(frozen=True, slots=True)
 class HandingOver:
-    """This server hands the match to a peer (issue 13 item 4): its clocks stand from now, with
-    the running decision's delay and bank as they are, until the peer resumes it. Recorded as
-    it is, so the record shows where the match left its owner."""
+    """This server hands the match to a peer (PROTOCOL.md "Several servers on one database"): its
+    clocks stand from now, with the running decision's delay and bank as they are, until the peer
+    resumes it. Recorded as it is, so the record shows where the match left its owner."""
 
 
 @dataclass(frozen=True, slots=True)
 class Resumed:
-    """The peer that took the match over resumes its clocks (issue 13 item 4, R7.9): the
+    """The peer that took the match over resumes its clocks (R7.9): the
     ``paused_ms`` it stood, measured by the wall clocks of both servers, is charged to nobody and
     is recorded as the match's clock audit. Recorded as it is."""
 

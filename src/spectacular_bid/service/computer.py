@@ -1,4 +1,4 @@
-"""The computer opponents as players (issue 14 items 1 and 4): one stored player per level.
+"""The computer opponents as players (PROTOCOL.md "POST /api/matches"): one stored player per level.
 
 A computer seat is taken by an ordinary :class:`Player`, so the match, its record, its archive
 lines and its replay need nothing new: the level is read back from the player's id. The ids have

@@ -1,6 +1,6 @@
 """Where decks come from: a cryptographic shuffle, or a seeded one that tests can predict.
 
-The rules engine deals from whatever deck it is handed (STYLE rule 2); this module is the only
+The rules engine deals from whatever deck it is handed (R2.1); this module is the only
 place a shuffle happens.
 """
 

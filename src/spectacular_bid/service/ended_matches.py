@@ -46,7 +46,8 @@ class EndedMatches:
 
     async def read(self, match_id: str) -> Rebuilt:
         """The ended match re-run from its record; ``not_found`` for an unknown one, one live
-        on a peer (its sockets are there, issue 13) or one whose record does not replay."""
+        on a peer (its sockets are there, OPERATIONS.md "Running it for real") or one whose record
+        does not replay."""
         cached = self.kept(match_id)
         if cached is not None:
             return cached

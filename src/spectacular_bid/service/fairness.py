@@ -1,4 +1,4 @@
-"""Provably fair deals: commit to each round's deck before play, reveal it after (issue 4, D4).
+"""Provably fair deals: commit to each round's deck before play, reveal it after (D4).
 
 When a round is dealt every seat and spectator receives ``sha256(salt ":" deck)`` where ``deck``
 is the 28 tiles in dealt order written in move notation and separated by single spaces, and

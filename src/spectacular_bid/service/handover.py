@@ -1,5 +1,5 @@
-"""Deploys without losing matches (issue 13 item 4): a stopping server hands its live matches
-to a live peer, which resumes them from the store.
+"""Deploys without losing matches (OPERATIONS.md "Running it for real"): a stopping server hands its
+live matches to a live peer, which resumes them from the store.
 
 **Leaving.** Each live actor records a hand-over version after every input already queued, so
 at a consistent version with no command in flight (``MatchActor.hand_over``): its clocks stand
@@ -21,7 +21,6 @@ knew in memory and did not store is not used.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.entries import event_record
 from spectacular_bid.service.machine import step
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.periodic import Periodic
 from spectacular_bid.service.ports import MatchRecord, StorageError
 from spectacular_bid.service.recovery import abort_match
 from spectacular_bid.service.refusals import Rejection
@@ -42,6 +42,8 @@ from spectacular_bid.service.state import MatchState, Transition
 log = logging.getLogger(__name__)
 
 ADOPTING_POLL_S: Final = 0.01
+TASK: Final = "handover-adoption"
+"""The adoption scan's name in the logs, ``/metrics`` and ``/readyz`` (``service.periodic``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ class Handover:
         self._service = service
         self._store = service.store
         self._adopting: set[str] = set()
-        self._task: asyncio.Task[None] | None = None
+        self._periodic: Periodic | None = None
         self.leaving = False
         """Set once this server hands its matches over: it adopts none from then on."""
         self.ended: list[Callable[[list[str]], None]] = []
@@ -91,14 +93,17 @@ class Handover:
     # -- adopting -----------------------------------------------------------------------------
 
     def start(self, scan_ms: int) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._scan(scan_ms), name="adopt")
+        """Adopt, every ``scan_ms``, what the store says is this server's and it does not run
+        (a peer's hand-over it was not told of): whatever one scan raises, a driver's own error
+        on a connection the database closed included, is logged and counted, and the next
+        scan runs (``service.periodic``)."""
+        self._periodic = Periodic(TASK, scan_ms / 1000, self._scan, self._service.tasks)
+        self._periodic.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        if self._periodic is not None:
+            await self._periodic.stop()
+            self._periodic = None
 
     async def adopt_owned(self) -> list[str]:
         """Resume the live matches the store says this server owns and it does not run."""
@@ -131,6 +136,9 @@ class Handover:
             return await self._resume(header)
         except (StorageError, RecordMismatchError) as exc:
             log.error("match %s: could not be taken over: %s", match_id, exc)
+            return False
+        except Exception as exc:  # a driver's own error: this match waits for the next scan
+            self._service.tasks.failed(TASK, exc, match_id)
             return False
         finally:
             self._adopting.discard(match_id)
@@ -171,13 +179,8 @@ class Handover:
         threshold_ms = self._service.settings.lag_threshold_ms
         return state.clock.running is not None and paused_ms > threshold_ms
 
-    async def _scan(self, scan_ms: int) -> None:
-        while True:
-            await asyncio.sleep(scan_ms / 1000)
-            try:
-                await self.adopt_owned()
-            except StorageError as exc:  # the database is away: the next scan tries again
-                log.warning("the scan for handed-over matches failed: %s", exc)
+    async def _scan(self) -> None:
+        await self.adopt_owned()
 
 
 async def _stood(actor: MatchActor) -> bool:

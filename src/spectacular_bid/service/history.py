@@ -1,4 +1,5 @@
-"""A match's recent versions, for a socket that comes back (lila-ws ``History``, issue 9 §5).
+"""A match's recent versions, for a socket that comes back (lila-ws ``History``, PROTOCOL.md
+"Reconnecting").
 
 A bounded window of per-version frames: :meth:`History.since` gives what a client that saw
 version ``v`` missed, or None when it is further behind than the window (or ahead of the match,

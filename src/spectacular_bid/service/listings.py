@@ -43,7 +43,8 @@ class MatchSummary:
     ended_at_ms: int | None = None
     """Wall ms of the match's end; None while it is live."""
     bot_level: int | None = None
-    """The level of the computer in the second seat; None against a person (issue 14)."""
+    """The level of the computer in the second seat; None against a person (PROTOCOL.md "POST
+    /api/matches")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,8 @@ class EndedMatch:
     created_at_ms: int
     ended_at_ms: int
     bot_level: int | None = None
-    """The level of the computer in the second seat; None against a person (issue 14)."""
+    """The level of the computer in the second seat; None against a person (PROTOCOL.md "POST
+    /api/matches")."""
     first_change: float | None = None
     """A rated match's change to the first seat's rating (after less before, as stored with
     its end); None for an unrated match."""
@@ -155,6 +157,6 @@ class FinishedLine:
 
 def profile_handle(player: PlayerRecord | Player) -> str:
     """How a profile's address names its player: an account by its name, unique; a guest, whose
-    name others may share, by its id (issue 11 item 3)."""
+    name others may share, by its id (PROTOCOL.md "Players: profiles, ratings and archives")."""
     account = player.is_account if isinstance(player, PlayerRecord) else player.account
     return player.name if account else player.id

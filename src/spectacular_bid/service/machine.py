@@ -1,4 +1,4 @@
-"""The match machine: one pure definition of a match's whole life (issue 9 §1).
+"""The match machine: one pure definition of a match's whole life (ARCHITECTURE.md "Code map").
 
 ``step(state, input, now_ms)`` returns either a :class:`Rejection` — nothing changed (R8.3) — or
 a :class:`Transition` (the values are in ``state.py``): the new state and, when the version

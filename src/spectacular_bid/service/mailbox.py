@@ -1,5 +1,5 @@
-"""A queue with a single reader: a match actor's mailbox, a socket's outgoing texts (issue 10
-item 2).
+"""A queue with a single reader: a match actor's mailbox, a socket's outgoing texts (OPERATIONS.md
+"Under load and abuse").
 
 ``asyncio.Queue`` is made for many consumers and for producers that wait: three deques and an
 ``Event`` (a fourth) each, about 3 KiB before anything is queued, for every live match and every

@@ -1,4 +1,5 @@
-"""What one rated match does to its two players' ratings (issue 11 item 2).
+"""What one rated match does to its two players' ratings (PROTOCOL.md "Players: profiles, ratings
+and archives").
 
 Each player's rating is first aged by the whole rating periods since its last rated match (its
 deviation grows, :func:`~spectacular_bid.service.ratings.aged`), then updated with one game

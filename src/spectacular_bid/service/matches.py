@@ -15,6 +15,7 @@ is not in memory. Ended matches' records and lists come from the store too.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
@@ -38,6 +39,7 @@ from spectacular_bid.service.listings import (
     changes_by_match,
     profile_handle,
 )
+from spectacular_bid.service.periodic import Periodic, TaskHealth
 from spectacular_bid.service.ports import (
     JSON,
     MatchMode,
@@ -57,6 +59,8 @@ from spectacular_bid.service.settings import ServiceSettings
 from spectacular_bid.service.state import Entry, MatchState, new_match
 from spectacular_bid.service.telemetry import NO_TELEMETRY, Telemetry
 from spectacular_bid.service.timesource import MsSource, cpu_ms, monotonic_ms, wall_ms
+
+log = logging.getLogger(__name__)
 
 FINISHED_TTL_MS: Final = 300_000
 """How long a finished actor stays in memory after its match ended (its sockets stay open)."""
@@ -88,7 +92,8 @@ class MatchService:
         self._live: set[str] = set()
         """The ids of the actors whose match is waiting or being played: admission reads their
         count for every new match, and at the live-match cap for every refused request too
-        (issue 10), so it is kept as each match ends rather than counted across every actor."""
+        (OPERATIONS.md "Under load and abuse"), so it is kept as each match ends rather than counted
+        across every actor."""
         self.residency = Residency(finished_ttl_ms, idle_ttl_ms, self._evict)
         self._closing: set[asyncio.Task[None]] = set()
         self.ended = EndedMatches(store)
@@ -103,6 +108,9 @@ class MatchService:
             self._deck_source_for = lambda _match_id: seeded_decks(seed)
         else:
             self._deck_source_for = lambda _match_id: secure_deck
+        self.tasks = TaskHealth(on_failure=telemetry.task_failed)
+        """Every periodic task's failures (``service.periodic``): ``/metrics``, ``/readyz``."""
+        self._revise_cap: Periodic | None = None
         self.admission = Admission(self.settings.capacity, now_ms, cpu_ms)
         self.lag = LagMonitor(
             now_ms,
@@ -110,9 +118,15 @@ class MatchService:
             self.settings.lag_tick_ms,
             self._on_stall,
             self._on_tick,
+            self.tasks,
         )
         self.failover = Failover(
-            store, now_ms, self.wall_ms, self.settings.orphan_scan_ms, self._lease_lost
+            store,
+            now_ms,
+            self.wall_ms,
+            self.settings.orphan_scan_ms,
+            self._lease_lost,
+            self.tasks,
         )
 
     async def start(self) -> None:
@@ -121,17 +135,30 @@ class MatchService:
         await abort_orphans(self.store, self.now_ms, self.wall_ms, own=True)
         self.lag.start()
         self.failover.start()
+        cap = self.admission.cap
+        if cap.is_estimated:  # the live-match cap follows what the machine does now
+            self._revise_cap = Periodic("capacity", cap.every_s, cap.revise, self.tasks)
+            self._revise_cap.start()
 
     async def _lease_lost(self) -> None:
         """A peer took this server's matches: let every one go (their sockets close and their
-        players reconnect to a live server, which serves how the peer ended them)."""
-        for actor in list(self._actors.values()):
-            await actor.close()
+        players reconnect to a live server, which serves how the peer ended them). The server
+        registers again at the failover's next tick (``service.failover``)."""
+        actors = list(self._actors.values())
         self._actors.clear()
         self._summaries.clear()
         self._live.clear()
+        self.residency.cancel()
+        for actor in actors:
+            self.chat.forget(actor.id)
+            try:
+                await actor.close()
+            except Exception:  # one actor's close must not keep the others
+                log.exception("match %s: could not be let go after the lease was lost", actor.id)
 
     async def stop(self) -> None:
+        if self._revise_cap is not None:
+            await self._revise_cap.stop()
         await self.failover.stop()
         await self.lag.stop()
         self.residency.cancel()
@@ -160,14 +187,14 @@ class MatchService:
     ) -> MatchActor:
         """A new match with ``creator`` in the first seat (both seats on a shared device, under
         the ``seat_names`` typed for its two players when given; the computer at ``level`` in
-        the second seat of a bot match, issue 14).
+        the second seat of a bot match).
 
-        ``clock`` overrides the server's time control for this match (casual games, tests).
-        Refused with ``server_busy`` near the server's capacity (issue 10 item 1), and an open
-        challenge with ``rate_limited`` while the creator has ``open_challenges_per_guest``
-        waiting (issue 10 item 5).
+        ``clock`` overrides the server's time control for this match (casual games, tests). Refused
+        with ``server_busy`` near the server's capacity (PROTOCOL.md "When the server is busy"), and
+        an open challenge with ``rate_limited`` while the creator has ``open_challenges_per_guest``
+        waiting (PROTOCOL.md "Rate limits").
         """
-        if self.failover.lost:
+        if self.failover.lost or self.store.lease_reason() is not None:
             raise Rejection(
                 ErrorCode.SERVER_BUSY,
                 "this server lost its lease on the database and takes no matches; try again",
@@ -313,7 +340,7 @@ class MatchService:
     async def say(
         self, match_id: str, player: Player | None, text: str | None, phrase: Phrase | None
     ) -> ChatLine:
-        """A chat line in a match in memory (issue 12 item 1): beside its actor, never through
+        """A chat line in a match in memory (PROTOCOL.md ``chat``): beside its actor, never through
         it, so it changes no version and waits behind no command."""
         return await self.chat.say(match_id, self.get(match_id).state, player, text, phrase)
 
@@ -334,10 +361,10 @@ class MatchService:
     async def join(self, match_id: str, player: Player) -> Seat:
         """Take the match's free seat, or get one's own seat back.
 
-        Never refused as busy (issue 10 item 1): a waiting match was admitted when it was
-        created, and its second seat is part of that admitted work. Refusing the join would not
-        shed its load, only waste it: the creator would wait until the join timeout (D3) ends
-        the match, and both would come back for a new one (measured: at twice the capacity,
+        Never refused as busy (PROTOCOL.md "When the server is busy"): a waiting match was admitted
+        when it was created, and its second seat is part of that admitted work. Refusing the join
+        would not shed its load, only waste it: the creator would wait until the join timeout (D3)
+        ends the match, and both would come back for a new one (measured: at twice the capacity,
         refused joins tripled the refused requests and doubled the admitted matches' latency).
         """
         return await self.get(match_id).join(player)
@@ -364,7 +391,7 @@ class MatchService:
 
     def _summary(self, actor: MatchActor, state: MatchState) -> MatchSummary:
         """``actor``'s lobby line, made again only when its state changed: each relaying
-        process lists all its matches every second for the shared lobby (issue 13 item 6), and
+        process lists all its matches every second for the shared lobby, and
         making a thousand lines anew held its loop for milliseconds each time."""
         made = self._summaries.get(actor.id)
         key = (actor.created_wall_ms, actor.ended_wall_ms)
@@ -406,7 +433,8 @@ class MatchService:
         player: str | None = None,
     ) -> list[EndedMatch]:
         """Ended matches from the store, newest first, a page of ``limit`` before a cursor;
-        with ``player``, only that player's (its archive, issue 11 item 3)."""
+        with ``player``, only that player's (its archive, PROTOCOL.md "Players: profiles, ratings
+        and archives")."""
         if any(s not in ENDED for s in statuses):
             raise ValueError(f"only ended matches are listed, not {statuses!r}")
         headers = await self.store.ended_matches(statuses, limit, before, player)
@@ -448,7 +476,7 @@ class MatchService:
         await self.store.import_match(rows.players, rows.match, rows.rounds, rows.events)
         return rows.match.id, verified
 
-    # -- hand-overs between servers (issue 13 item 4, ``service.handover``) -----------------
+    # -- hand-overs between servers (``service.handover``) ------------------------------------
 
     def held(self) -> list[MatchActor]:
         return list(self._actors.values())

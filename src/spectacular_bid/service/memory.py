@@ -222,6 +222,12 @@ class InMemoryStore:
     def server_id(self) -> str | None:
         return None
 
+    def lease_reason(self) -> str | None:
+        return None
+
+    async def register_again(self) -> str | None:
+        return None
+
     async def owner_of(self, match_id: str) -> str | None:
         """One process uses this store: no match is run by another."""
         return None

@@ -1,4 +1,4 @@
-"""Account passwords (issue 11 item 1): argon2id, hashed off the event loop, a few at a time.
+"""Account passwords (PROTOCOL.md "Identity"): argon2id, hashed off the event loop, a few at a time.
 
 A hash takes about 130 ms of a core and 64 MiB (argon2-cffi's RFC 9106 low-memory profile:
 t=3, m=64 MiB, p=4, above OWASP's minimum of t=2, m=19 MiB, p=1). On the loop it would stop every

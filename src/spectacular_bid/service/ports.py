@@ -319,6 +319,17 @@ class MatchStore(Protocol):
         a store only one process uses."""
         ...
 
+    def lease_reason(self) -> str | None:
+        """Why this server may not write now for its lease, read without the database: a peer
+        took it (:class:`LeaseLostError` was raised), or it ran out as last renewed (the
+        process was paused). None for a store only one process uses."""
+        ...
+
+    async def register_again(self) -> str | None:
+        """After the lease was lost: register this server under a fresh id and epoch, owning
+        nothing, and return the id (OPERATIONS.md, "Running it for real"). None without leases."""
+        ...
+
     async def owner_of(self, match_id: str) -> str | None:
         """The id of the live server that runs the live match ``match_id``, or None (no such
         match, no owner alive): where a socket's commands are relayed (issue 13 item 2)."""

@@ -1,5 +1,6 @@
-"""A player's profile and archive (issue 11 item 3): who it is, its rating as it stands now, its
-wins and losses, and its rating history for the chart; its matches come page by page from
+"""A player's profile and archive (PROTOCOL.md "Players: profiles, ratings and archives"): who it
+is, its rating as it stands now, its wins and losses, and its rating history for the chart; its
+matches come page by page from
 :meth:`~spectacular_bid.service.matches.MatchService.ended_matches`.
 
 A profile's address names an account by its name (unique once folded, as at login) and a guest by

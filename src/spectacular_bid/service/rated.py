@@ -1,4 +1,5 @@
-"""Which matches are rated: a written policy (issue 9 §9), applied when a match ends.
+"""Which matches are rated: a written policy (PROTOCOL.md "Players: profiles, ratings and
+archives"), applied when a match ends.
 
 A match is rated only when all of these hold:
 
@@ -11,8 +12,9 @@ A match is rated only when all of these hold:
   a join timeout (D3), a timing failure (R5.3, R7.9, D5), a first decision that never came (D7:
   nobody loses rating by a match they never played) or an abandoned shared device (D8);
 - it was played here: an imported record is never rated;
-- both seats were held by accounts when they took them (issue 11 item 2): a guest's result moves
-  no rating, and a guest who makes an account later does not make its earlier matches rated.
+- both seats were held by accounts when they took them (PROTOCOL.md "Players: profiles, ratings
+  and archives"): a guest's result moves no rating, and a guest who makes an account later does
+  not make its earlier matches rated.
 
 Records of earlier formats were written under earlier policies, which their replay still applies
 so that they verify as they are: format 1 rated every match with a winner (:func:`rated_in_v1`);

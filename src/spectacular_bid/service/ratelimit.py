@@ -1,4 +1,5 @@
-"""A token bucket: the flood limit of a socket (issue 3 §5), of HTTP requests and of chat.
+"""A token bucket: the flood limit of a socket (PROTOCOL.md "The WebSocket"), of HTTP requests and
+of chat.
 
 ``rate_per_s`` tokens flow in per second up to ``burst``; each message takes one. Time is passed
 in (the service's monotonic ms), like the clock's, so tests need no sleeping.

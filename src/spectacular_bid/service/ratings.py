@@ -1,4 +1,5 @@
-"""Glicko-2 ratings on whole-match results (issue 11 item 2), as a pure calculation.
+"""Glicko-2 ratings on whole-match results, as a pure calculation (PROTOCOL.md, "Players:
+profiles, ratings and archives").
 
 Mark E. Glickman, "Example of the Glicko-2 system" (2013): a rating ``r``, its deviation ``RD``
 and a volatility ``σ``, on the Glicko scale outside and on the Glicko-2 scale (``μ``, ``φ``,
@@ -6,10 +7,17 @@ divided by :data:`SCALE`) inside. Each rated match is a rating period of one gam
 players; the time since a player's last rated match counts as idle periods (:func:`aged`), during
 which only the deviation grows, as step 6 of the paper does for a period without games.
 
-Two caps the paper leaves to the implementer, as rating sites apply them: a deviation never
-exceeds :data:`MAX_DEVIATION` (a newcomer's), and playing never makes it larger than it was
-before the match (the period's own volatility step could otherwise, against a very uncertain
-opponent).
+Two caps are our departure from the paper, which has neither:
+
+- A deviation never exceeds :data:`MAX_DEVIATION`, a newcomer's. The paper gives an unrated
+  player 350 but lets idle periods grow a deviation without bound; a player away for years would
+  then be less known than one who never played, and their first result would swing further than
+  a newcomer's. Glickman's earlier Glicko system caps the deviation at 350 the same way.
+- Playing never makes a deviation larger than it was before the match. The paper's steps 6 and 7
+  can: against a very uncertain opponent ``v`` is large, so ``φ'`` is close to
+  ``φ* = √(φ² + σ'²)``, above ``φ``. A result is information about the player, and a rating
+  shown as less certain, or provisional again, for having been played would tell them the
+  opposite.
 
 No I/O, no clock: the service passes the ratings and the number of idle periods.
 """

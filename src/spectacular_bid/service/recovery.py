@@ -1,7 +1,7 @@
 """Crash safety (D5): end every match that no live server runs any more.
 
 Such a match was left waiting or active by a server that stopped — this process's previous run,
-or a peer on the same database whose lease ran out (issue 13 items 1 and 3; ``store.leases``
+or a peer on the same database whose lease ran out (``store.leases``
 says how each is claimed by exactly one server) — so its clocks were not measured for a while:
 a proven timing failure (R7.9). Each server ends them at its start and then, within a second or
 so, whenever a peer dies (``service.failover``). Its stored versions are re-run
@@ -19,6 +19,7 @@ the first release) gets its header only.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import replace
 
 from spectacular_bid.rules.actions import Abort, AbortReason
@@ -30,10 +31,10 @@ from spectacular_bid.service.machine import step
 from spectacular_bid.service.ports import (
     JSON,
     EventRecord,
+    LeaseLostError,
     MatchRecord,
     MatchStatus,
     MatchStore,
-    StorageError,
 )
 from spectacular_bid.service.record_document import version_of
 from spectacular_bid.service.replay import Replay
@@ -49,16 +50,27 @@ BARE_ABORT_EVENTS: list[JSON] = [
 
 
 async def abort_orphans(
-    store: MatchStore, now_ms: MsSource, wall_ms: MsSource, *, own: bool = False
+    store: MatchStore,
+    now_ms: MsSource,
+    wall_ms: MsSource,
+    *,
+    own: bool = False,
+    on_failure: Callable[[str, Exception], None] | None = None,
 ) -> list[str]:
     """Claim the matches no live server runs (``MatchStore.claim_orphans``) and end each as a
-    timing failure; return their ids."""
+    timing failure; return their ids. One that cannot be ended is logged (or told to
+    ``on_failure``) with its id, and the others are ended all the same; a lost lease raises."""
     ended = []
     for header in await store.claim_orphans(own=own):
         try:
             await abort_match(store, header, now_ms(), wall_ms())
-        except StorageError as exc:
-            log.error("match %s: could not be ended after the restart: %s", header.id, exc)
+        except LeaseLostError:
+            raise
+        except Exception as exc:  # a driver's own error too: the next match is still ended
+            if on_failure is not None:
+                on_failure(header.id, exc)
+            else:
+                log.error("match %s: could not be ended after the restart: %s", header.id, exc)
             continue
         ended.append(header.id)
     if ended:

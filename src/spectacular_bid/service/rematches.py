@@ -1,13 +1,13 @@
-"""Rematch offers (issue 11 item 4): when an online match has ended, either player may offer
+"""Rematch offers (PROTOCOL.md "rematch"): when an online match has ended, either player may offer
 the other a rematch; the other accepts (by offering too) or declines.
 
 On acceptance a new invitation match starts with the same two players and the same time control,
 the seats swapped, so that each player sits in each seat in turn (as lichess swaps colours), and
 everyone watching the ended match (players and spectators) is told where it is.
 
-A rematch can be asked for from a player's archive too, a day after the match (issue 11: "find it
-in their history a day later and ask for a rematch"): the ended match is then re-run from the
-store, nobody is on its page, and the opponent learns of the offer from the lobby
+A rematch can be asked for from a player's archive too, a day after the match (a player
+finds it in their history a day later and asks for a rematch): the ended match is then re-run from
+the store, nobody is on its page, and the opponent learns of the offer from the lobby
 (:meth:`Rematches.offers_to`), where it is accepted or declined alike.
 
 An offer lapses after :data:`OFFER_MS`, when either player leaves the ended match's page while

@@ -1,4 +1,5 @@
-"""Replay is the machine (issue 9 §7): a stored match is its recorded inputs, re-run through
+"""Replay is the machine (PROTOCOL.md "Replays and ended matches"): a stored match is its recorded
+inputs, re-run through
 :func:`~spectacular_bid.service.machine.step`.
 
 Each recorded version's command is decoded (``codec.parse_command``) and turned back into the
@@ -520,8 +521,8 @@ def _is_restart(version: Mapping[str, Any]) -> bool:
     """A version that ended its match as a timing failure: after a restart (D5) the server's
     monotonic clock may begin anew, so such a version may be timed before the one it follows,
     and charged at that earlier time (the machine never times it before its clock's last).
-    A version that resumed a match on another server (issue 13 item 4) is held to the same:
-    that server's clock has a base of its own."""
+    A version that resumed a match on another server (PROTOCOL.md "Several servers on one database")
+    is held to the same: that server's clock has a base of its own."""
     command = version["command"]
     return bool(
         command.get("type") == "abort" and command.get("reason") == AbortReason.TIMING_FAILURE.value

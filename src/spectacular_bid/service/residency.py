@@ -1,4 +1,4 @@
-"""How long a finished match stays in memory after it ended (issue 10: a server that plays for
+"""How long a finished match stays in memory after it ended (a server that plays for
 hours must not grow).
 
 A finished actor keeps its whole match: the engine's state and, in its room, every version

@@ -41,8 +41,8 @@ class Capacity:
 
 @dataclass(frozen=True, slots=True)
 class BotSettings:
-    """The computer opponents (issue 14 item 2): how many processes think for them, how many
-    bot matches those may serve at once, and the least time a bot takes to answer."""
+    """The computer opponents (PROTOCOL.md "POST /api/matches"): how many processes think for them,
+    how many bot matches those may serve at once, and the least time a bot takes to answer."""
 
     workers: int = 1
     """Worker processes that run the bots' searches, off the event loop (D5)."""
@@ -95,13 +95,15 @@ class ServiceSettings:
     """Messages waiting for one socket; a socket that falls this far behind is dropped (it
     reconnects and resyncs), so a slow reader never slows a match."""
     capacity: Capacity = field(default_factory=Capacity)
-    """Admission control: when new matches are refused (issue 10 item 1)."""
+    """Admission control: when new matches are refused (PROTOCOL.md "When the server is busy")."""
     open_challenges_per_guest: int = 3
     """A guest may have this many open (lobby) challenges waiting for a second player at once;
-    one more is refused, so one guest cannot fill the lobby (issue 10 item 5)."""
+    one more is refused, so one guest cannot fill the lobby (PROTOCOL.md "Limits and close
+    codes")."""
     orphan_scan_ms: int = 1_000
     """How often a server looks for matches of a peer whose lease ran out, and ends them
-    (issue 13 item 3); also how often an idle server renews its own lease."""
+    (PROTOCOL.md "Several servers on one database"); also how often an idle server renews its own
+    lease."""
     bots: BotSettings = field(default_factory=BotSettings)
     fixed_deck_seed: int | None = None
     """Test-only: deal every match from decks drawn from this seed instead of the secure

@@ -1,7 +1,7 @@
 """The ratings a match shows beside its players' names: each seat's rating as it took the seat,
 and, once a rated match has ended, each player's change, as stored with that end.
 
-They are what the match header and its result card show (README, "Ratings"); the match itself
+They are what the match header and its result card show (README "Play"); the match itself
 never reads them. Only a match played online (an invitation or an open challenge) shows them: on
 a shared device one person holds both seats, and a match against the computer is never rated
 (:mod:`~spectacular_bid.service.rated`). A guest has no rating, nor has the computer.

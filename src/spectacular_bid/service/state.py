@@ -1,4 +1,5 @@
-"""A match's state between two commands, and what the match machine gives back (issue 9 §1).
+"""A match's state between two commands, and what the match machine gives back (ARCHITECTURE.md
+"Code map").
 
 These are the machine's values (``machine.py`` holds the :func:`~spectacular_bid.service.machine
 .step` that makes them): the :class:`MatchState`, the :class:`Entry` one new version records, the
@@ -53,8 +54,8 @@ class MatchState:
     secret: DealSeed | None = None
     """The current round's deck and salt, hidden until the round ends (D4)."""
     suspended_ms: int | None = None
-    """When this match's owner handed it to a peer (issue 13 item 4): its clocks stand and no
-    timer runs until the peer resumes it."""
+    """When this match's owner handed it to a peer (PROTOCOL.md "Several servers on one database"):
+    its clocks stand and no timer runs until the peer resumes it."""
     seat_names: tuple[str, str] | None = None
     """Shared device: the names typed for its two players (``service.seat_names``); the seats'
     player is the device's guest all the same. None when none were typed."""

@@ -1,4 +1,5 @@
-"""A match handed from one server to another (issue 13 item 4), as the match machine sees it.
+"""A match handed from one server to another (PROTOCOL.md "Several servers on one database"), as the
+match machine sees it.
 
 The owner that stops records :class:`~spectacular_bid.service.commands.HandingOver` at its last
 measured time: the clocks stand there, the running decision keeping the delay and bank it has,

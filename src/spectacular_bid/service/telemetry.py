@@ -1,4 +1,5 @@
-"""What the service tells its operators (issue 13 item 7): measurements, and whose match it is.
+"""What the service tells its operators (PROTOCOL.md "Probes and metrics"): measurements, and whose
+match it is.
 
 The service and the store measure the few things an operator of several replicas needs to see —
 how long a command waits from its arrival to its stored version, how late a flag falls, how late
@@ -40,6 +41,10 @@ class Telemetry(Protocol):
         took ``seconds``."""
         ...
 
+    def task_failed(self, task: str) -> None:
+        """A run of the periodic task ``task`` raised (``service.periodic``)."""
+        ...
+
 
 class _NoTelemetry:
     """Drops every reading."""
@@ -54,6 +59,9 @@ class _NoTelemetry:
         pass
 
     def batch_committed(self, seconds: float, writes: int) -> None:
+        pass
+
+    def task_failed(self, task: str) -> None:
         pass
 
 

@@ -1,5 +1,5 @@
-"""Where a computer opponent thinks: a pool of worker processes, off the event loop (issue 14
-item 2), so a searching bot never stalls the server's clocks (D5).
+"""Where a computer opponent thinks: a pool of worker processes, off the event loop,
+so a searching bot never stalls the server's clocks (D5).
 
 A worker is given a decision's whole input — the level, the seat, the events that seat has seen
 (already filtered, R2.2), a seed and a budget — and nothing else: it runs in another process, so

@@ -1,5 +1,6 @@
 """Where a match is: in this process's memory, ended in the store, or run by another process
-(issue 13 item 2), so that a socket or a request on any process can reach it."""
+(PROTOCOL.md "Several servers on one database"), so that a socket or a request on any process can
+reach it."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ async def locate(
 
     Relaying, a match not at hand is first looked for among the live ones of other processes:
     one query, where reading it as ended first (its header, with the ORM) and then its owner
-    made every socket and join of a match on a peer cost two (issue 13's benchmark). Only a
-    match no live process runs is then read from its record."""
+    made every socket and join of a match on a peer cost two (BENCHMARKS.md "bench server and bench
+    store"). Only a match no live process runs is then read from its record."""
     if not relaying:
         return await service.find(match_id)
     held = service.at_hand(match_id)

@@ -1,4 +1,4 @@
-"""Chat lines between the service's records and the ``chat_line`` table (issue 12 item 1)."""
+"""Chat lines between the service's records and the ``chat_line`` table (PROTOCOL.md "chat")."""
 
 from __future__ import annotations
 

@@ -40,7 +40,8 @@ POSTGRES_POOL_SIZE: Final = 20
 """Connections a process keeps open to PostgreSQL. Under load the writer and the sockets' reads
 (a match's owner, its chat) hold a dozen at once; with SQLAlchemy's default of 5, every one past
 it was opened and closed again: 1,501 new sessions in a 40 s run of two processes, each a
-PostgreSQL backend started, and PostgreSQL took 13.5 % of the machine (issue 13's benchmark)."""
+PostgreSQL backend started, and PostgreSQL took 13.5 % of the machine (BENCHMARKS.md "bench server
+and bench store")."""
 POSTGRES_POOL_OVERFLOW: Final = 5
 """Connections opened past the pool for a burst, and closed after it. Two processes at most
 hold 50 of PostgreSQL's default 100."""
@@ -150,9 +151,9 @@ holds it: SQLite's busy timeout does not cover that switch."""
 
 def _use_wal(cursor: Any) -> None:
     """WAL mode, which a file keeps once set. Only a new file needs the switch, and when
-    several servers start together on it (issue 13) one may be migrating it in a transaction:
-    the switch then fails at once as ``database is locked``, so it is tried again until the
-    first server's transaction is done."""
+    several servers start together on it (OPERATIONS.md "Running it for real") one may be migrating
+    it in a transaction: the switch then fails at once as ``database is locked``, so it is tried
+    again until the first server's transaction is done."""
     for _ in range(WAL_TRIES - 1):
         try:
             cursor.execute("PRAGMA journal_mode = WAL")

@@ -1,4 +1,5 @@
-"""The store's side of a hand-over between live servers (issue 13 item 4).
+"""The store's side of a hand-over between live servers (PROTOCOL.md "Several servers on one
+database").
 
 A server that stops while a peer lives moves the ``match_owner`` rows of its live matches to
 that peer, in a transaction of its own writer, so fenced by its lease (``store.leases``): a

@@ -1,4 +1,5 @@
-"""Server leases: each live match is owned by exactly one server process (issue 13 item 1).
+"""Server leases: each live match is owned by exactly one server process (PROTOCOL.md "Several
+servers on one database").
 
 Several server processes may share one database. A match's state lives in the memory of the
 process that runs it, so exactly one process may write its versions; two writers would fork its
@@ -42,7 +43,7 @@ import os
 import secrets
 import socket
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sqlalchemy import (
@@ -84,6 +85,10 @@ class Lease:
     epoch: int = 0
     lost: bool = False
     registered: bool = False
+    until_ms: int = 0
+    """When the lease runs out as this process last renewed it: past it (the process was
+    paused or cut off), a peer may have taken it, and nothing here knows yet."""
+    _renewing_until_ms: int = field(default=0, init=False, repr=False)
 
     @classmethod
     def new(cls, lease_ms: int = LEASE_MS, now_ms: MsSource = wall_ms) -> Lease:
@@ -105,6 +110,33 @@ class Lease:
         async with for_writing(engine).begin() as conn:
             await conn.execute(insert(Server), [row])
         self.registered = True
+        self.until_ms = now + self.lease_ms
+
+    async def register_again(self, engine: AsyncEngine) -> None:
+        """After the lease was lost: a row of a fresh id at epoch 0, its lease from now. The
+        old id stays gone (its matches are a peer's now), so nothing can mistake the new
+        process for the one that was fenced off (OPERATIONS.md, "Running it for real")."""
+        self.server_id = secrets.token_hex(16)
+        self.epoch = 0
+        self.registered = False
+        await self.register(engine)
+        self.lost = False
+
+    def unready_reason(self) -> str | None:
+        """Why this process may not be sent new players for its lease, read without the
+        database: lost (a write found it taken), or past its term as last renewed."""
+        if self.lost:
+            return (
+                f"this server ({self.server_id}) lost its lease on the database: a peer took "
+                "over its matches; it registers again under a new identity"
+            )
+        late_ms = self.now_ms() - self.until_ms
+        if self.registered and late_ms > 0:
+            return (
+                f"this server's lease on the database ran out {late_ms} ms ago (the process "
+                "was paused or cut off) and is not renewed yet"
+            )
+        return None
 
     async def fence(self, conn: AsyncConnection) -> None:
         """Renew the lease inside ``conn``'s transaction, or raise :class:`LeaseLostError`.
@@ -124,7 +156,8 @@ class Lease:
         :class:`LeaseLostError` once the lease is known lost."""
         if self.lost:
             raise self._error()
-        return (self.now_ms() + self.lease_ms, self.server_id, self.epoch)
+        self._renewing_until_ms = self.now_ms() + self.lease_ms
+        return (self._renewing_until_ms, self.server_id, self.epoch)
 
     def renewed(self, rowcount: int) -> None:
         """Take the renewal's count of rows: anything but one means the lease is lost, and
@@ -132,6 +165,7 @@ class Lease:
         if rowcount != 1:
             self.lost = True
             raise self._error()
+        self.until_ms = max(self.until_ms, self._renewing_until_ms)
 
     async def release(self, engine: AsyncEngine) -> None:
         """A clean stop: the row says gone at once, so no peer waits for the lease to run out
@@ -204,7 +238,7 @@ class Lease:
 
 async def owner_of(conn: AsyncConnection, match_id: str, statuses: tuple[str, ...]) -> str | None:
     """The live server that runs the match ``match_id`` while its status is one of
-    ``statuses``: where its sockets' commands go (issue 13 item 2)."""
+    ``statuses``: where its sockets' commands go."""
     result = await conn.execute(_owner_query(statuses), {"match_id": match_id})
     found: str | None = result.scalar_one_or_none()
     return found

@@ -78,10 +78,11 @@ MIGRATION_LOCK_KEY: Final = 0x5BEC_B1D0_0000_0001
 async def upgrade_to_head(target: str | URL | AsyncEngine) -> None:
     """Run every migration the database lacks, in one transaction.
 
-    Several servers may start together on one database (issue 13): one upgrades, the others wait
-    for it and then find the schema at head. On SQLite the transaction's ``BEGIN IMMEDIATE``
-    makes them wait; on PostgreSQL, whose DDL takes no such lock, a transaction-scoped advisory
-    lock does (two concurrent ``CREATE TABLE`` would otherwise fail one server's start).
+    Several servers may start together on one database (OPERATIONS.md "Running it for real"): one
+    upgrades, the others wait for it and then find the schema at head. On SQLite the transaction's
+    ``BEGIN IMMEDIATE`` makes them wait; on PostgreSQL, whose DDL takes no such lock, a
+    transaction-scoped advisory lock does (two concurrent ``CREATE TABLE`` would otherwise fail one
+    server's start).
     """
     async with _engine(target) as engine, for_writing(engine).begin() as connection:
         if connection.dialect.name == "postgresql":

@@ -170,6 +170,9 @@ class SqlStore(HandoverQueries):
         """None when the database answers within :data:`READY_TIMEOUT_S` with its schema at the
         migrations' head; else why not. Another process may have migrated (or downgraded) the
         database since this one started, so the revision is read each time, the head once."""
+        lease_reason = self.lease_reason()
+        if lease_reason is not None:
+            return lease_reason
         if self._head is None:
             self._head = head_revision()
         try:
@@ -352,6 +355,17 @@ class SqlStore(HandoverQueries):
     @property
     def server_id(self) -> str | None:
         return self.lease.server_id if self.lease is not None else None
+
+    def lease_reason(self) -> str | None:
+        return self.lease.unready_reason() if self.lease is not None else None
+
+    async def register_again(self) -> str | None:
+        lease = self.lease
+        if lease is None:
+            return None
+        await lease.register_again(self.engine)
+        self.writer.owner = lease.server_id
+        return lease.server_id
 
     async def owner_of(self, match_id: str) -> str | None:
         async with self._one_statement.connect() as conn:

@@ -1,4 +1,4 @@
-"""A batch of a match's rows written to SQLite in one trip to one thread (issue 10, server CPU).
+"""A batch of a match's rows written to SQLite in one trip to one thread (server CPU).
 
 Through SQLAlchemy's asyncio adapter, every statement of a batch is a trip of its own: the
 statement is looked up in the compiled cache and given an execution context, a greenlet switches,

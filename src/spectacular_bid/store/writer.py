@@ -1,12 +1,12 @@
 """The single writer: group commit with durability order.
 
-Every write of the store — players, accounts, match headers, rounds, events, ratings — goes
-through one queue and one task. The task takes everything that was queued while its previous
-commit ran and commits it in one transaction (group commit), then resolves each caller's
-future: a caller hears back only once its rows are durable (issue 4, durability order). One
-writer per database also means SQLite never sees two writers of ours at once, and each
-transaction begins with ``BEGIN IMMEDIATE`` (:func:`~spectacular_bid.store.engine.for_writing`),
-so ``database is locked`` cannot surface.
+Every write of the store — players, accounts, match headers, rounds, events, ratings — goes through
+one queue and one task. The task takes everything that was queued while its previous commit ran and
+commits it in one transaction (group commit), then resolves each caller's future: a caller hears
+back only once its rows are durable (the durability order, OPERATIONS.md "Storage"). One writer per
+database also means SQLite never sees two writers of ours at once, and each transaction begins with
+``BEGIN IMMEDIATE`` (:func:`~spectacular_bid.store.engine.for_writing`), so ``database is locked``
+cannot surface.
 
 Within a transaction the writes are applied kind by kind — players, then changes to accounts (in
 queue order), then match headers (the last save of each match wins), then rounds, then events,
@@ -97,7 +97,9 @@ class GroupCommitWriter:
         self._max_batch = max_batch
         self._release_chunk = release_chunk
         self._fence = fence
-        self._owner = owner
+        self.owner = owner
+        """The server id a new match's owner row names (changed when the server registers
+        again after losing its lease, ``store.leases``)."""
         self._queue: asyncio.Queue[Write | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._conn: AsyncConnection | None = None
@@ -256,12 +258,12 @@ class GroupCommitWriter:
             if self._fence is not None:
                 await self._fence(conn)
             if not isolated:
-                await _apply(conn, batch, self._owner)
+                await _apply(conn, batch, self.owner)
                 return
             for write in batch:
                 try:
                     async with conn.begin_nested():
-                        await _apply(conn, [write], self._owner)
+                        await _apply(conn, [write], self.owner)
                 except (RefusedWriteError, SQLAlchemyError) as exc:
                     write.error = storage_error(write, exc)
 
@@ -352,7 +354,7 @@ async def _save_rounds(conn: AsyncConnection, rows: Sequence[dict[str, Any]]) ->
     the batch) is refused.
 
     One statement for the whole batch: a query and a write per row, each awaited in turn, was
-    half of the writer's time on PostgreSQL with two processes (issue 13's benchmark), and
+    half of the writer's time on PostgreSQL with two processes (``specbid bench server``), and
     each of them waited for a turn of a busy event loop. A round's rows of one batch (dealt,
     then ended) are merged first, as one statement may not change a row twice."""
     merged: dict[tuple[str, int], dict[str, Any]] = {}

@@ -1,18 +1,19 @@
-"""The composition root: the only place that builds the store and the match service (STYLE rule 1).
+"""The composition root: the only place that builds the store and the match service, so every
+dependency points inward.
 
 ``create_app`` wires the store — the one it is given (tests pass an ``InMemoryStore``), else a
-:class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite
-file in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings,
-the routers and the error envelope, and the operations kit (issue 13 item 7): the probes and the
-Prometheus metrics that the service and the store feed. For the lifetime of the app it runs the
-store (its database locked against a second server first, then its schema brought to the
+:class:`~spectacular_bid.store.SqlStore` on the database the settings name: the embedded SQLite file
+in the data folder by default, or PostgreSQL — the :class:`MatchService` with its settings, the
+routers and the error envelope, and the operations kit (PROTOCOL.md "Probes and metrics"): the
+probes and the Prometheus metrics that the service and the store feed. For the lifetime of the app
+it runs the store (its database locked against a second server first, then its schema brought to the
 migrations' head, or checked to be there), then the service: its start-up recovery (D5), its lag
 monitor and its match actors.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 
@@ -23,6 +24,7 @@ from starlette.types import ASGIApp
 
 from spectacular_bid.bus.redis import RedisBus, resolve_redis_url
 from spectacular_bid.service.accounts import Accounts
+from spectacular_bid.service.live_cap import LiveMatchCap
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.passwords import Passwords
 from spectacular_bid.service.ports import MatchStore
@@ -36,6 +38,7 @@ from spectacular_bid.web.busy_gate import BusyGate
 from spectacular_bid.web.client_files import ClientFiles
 from spectacular_bid.web.collector import Collector
 from spectacular_bid.web.csrf import OriginCheck
+from spectacular_bid.web.fence_gate import FenceGate
 from spectacular_bid.web.http_limits import HttpLimits
 from spectacular_bid.web.metrics import Metrics
 from spectacular_bid.web.metrics import router as metrics_router
@@ -66,13 +69,16 @@ def create_app(
     store: MatchStore | None = None,
     *,
     manage_collector: bool = False,
+    estimate_cap: Callable[[], int] | None = None,
 ) -> FastAPI:
     """A ready app; the store and the service start and stop with the app's lifespan.
 
     ``store`` replaces the database the settings name (it is then the caller's to start and
     close). ``manage_collector`` (for a server process, not tests: it is process-wide) runs the
     garbage collector in short rounds that freeze long-lived objects (``collector.py``), so no
-    collection walks them all and stalls every match.
+    collection walks them all and stalls every match. ``estimate_cap`` (``specbid serve``
+    gives it) estimates the live-match cap when the settings set none (``auto``): once here,
+    then again while the server runs (``service.live_cap``).
     """
     settings = settings if settings is not None else WebSettings()
     metrics = Metrics()
@@ -87,11 +93,14 @@ def create_app(
         idle_ttl_ms=settings.idle_ttl_ms,
         telemetry=metrics,
     )
+    if estimate_cap is not None and settings.max_live_matches == "auto":
+        service.admission.cap = LiveMatchCap(None, estimate_cap, settings.capacity_reestimate_s)
+        service.admission.cap.seed()
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
     rooms.on_unwatched = service.unwatched
     rooms.on_watched = service.watched
-    collector = Collector(service.any_clock_running) if manage_collector else None
+    collector = Collector(service.any_clock_running, service.tasks) if manage_collector else None
     relaying = _relaying(settings, database, service, rooms, metrics)
     static = settings.static_folder()
     client = ClientFiles(static, find_esbuild()) if static is not None else None
@@ -144,6 +153,7 @@ def create_app(
     install_operations(app, store, metrics)
     if relaying is not None:
         app.state.optional.append(relaying)
+        service.failover.on_registered.append(relaying.registered_as)
     errors.install(app)
     install_routes(app, client)
     install_middleware(app)
@@ -151,7 +161,7 @@ def create_app(
 
 
 def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> None:
-    """What ``/readyz`` and ``/metrics`` read (issue 13 item 7): the store, the optional
+    """What ``/readyz`` and ``/metrics`` read: the store, the optional
     dependencies (Redis, when the relay runs, is added to them) and the metrics, whose gauges
     read the sockets, the live matches and the drain at each scrape."""
     service: MatchService = app.state.service
@@ -159,7 +169,10 @@ def install_operations(app: FastAPI, store: MatchStore, metrics: Metrics) -> Non
     app.state.store = store
     app.state.optional = []
     metrics.read_gauges(
-        lambda: caps.open_sockets, service.live_count, lambda: service.admission.draining
+        lambda: caps.open_sockets,
+        service.live_count,
+        lambda: service.admission.draining,
+        lambda: service.admission.cap.value,
     )
     app.state.metrics = metrics
 
@@ -172,11 +185,13 @@ COMPRESS_LEVEL = 6
 
 
 def install_middleware(app: FastAPI) -> None:
-    """Innermost first: the busy gate, the Origin check, the headers every page gets, then
+    """Innermost first: the busy gate, the fence gate (no write while the lease is lost), the
+    Origin check, the headers every page gets, then
     compression of what is not compressed yet (the client's files come gzipped already,
     ``client_files.py``). None of them sees the match sockets (``served``)."""
     docs = (app.docs_url, app.swagger_ui_oauth2_redirect_url, app.redoc_url)
     app.add_middleware(BusyGate)
+    app.add_middleware(FenceGate)
     app.add_middleware(OriginCheck)
     app.add_middleware(SecurityHeaders, docs_paths=docs)
     app.add_middleware(
@@ -220,7 +235,7 @@ async def open_database(database: SqlStore, *, upgrade: bool) -> AsyncIterator[N
     The schema is brought to head (or, with ``upgrade`` false, checked to be there: raises
     :class:`~spectacular_bid.store.migrate.SchemaNotAtHeadError`), then the store started: it
     takes this server's lease (``store.leases``), so other servers on the same database go on
-    with their own matches (issue 13 item 1). At the end the store is closed, its last writes
+    with their own matches. At the end the store is closed, its last writes
     in before the lease is given up.
     """
     try:
@@ -270,19 +285,21 @@ def _relaying(
     rooms: Rooms,
     metrics: Metrics,
 ) -> Relaying | None:
-    """The relay between server processes (issue 13 item 2): with Redis and a database of
-    several servers only; a process alone runs without it (issue 13 item 5)."""
+    """The relay between server processes (PROTOCOL.md "Several servers on one database"): with
+    Redis and a database of several servers only; a process alone runs without it."""
     url = resolve_redis_url(settings.redis_url)
     if url is None or database is None or database.server_id is None:
         return None
-    return Relaying.new(RedisBus(url), database.server_id, service, rooms, metrics.relayed)
+    bus = RedisBus(url)
+    bus.on_failure = lambda task, _exc: service.tasks.counted(task)  # logged by the bus
+    return Relaying.new(bus, database.server_id, service, rooms, metrics.relayed)
 
 
 def _sql_store(settings: WebSettings, metrics: Metrics) -> SqlStore:
     """The store on the database the settings name, its commits timed into ``metrics``."""
     url = resolve_url(settings.database_url, settings.data_dir)
     engine = create_engine(url, make_folder=False)
-    lease = Lease.new(settings.lease_ms)  # this server's own matches (issue 13 item 1)
+    lease = Lease.new(settings.lease_ms)  # this server's own matches
     return SqlStore(engine, owns_engine=True, lease=lease, telemetry=metrics)
 
 

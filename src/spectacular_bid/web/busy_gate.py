@@ -1,4 +1,4 @@
-"""New matches refused at the door while the server is busy (issue 10 item 1).
+"""New matches refused at the door while the server is busy (PROTOCOL.md "When the server is busy").
 
 Offered twice its capacity, a server refuses most new matches, and every refused client tries
 again after ``Retry-After``: at 4,000 offered matches, 1,700 waiting slots sent about 330

@@ -1,4 +1,4 @@
-"""The chat's WebSocket and HTTP shapes (issue 12 item 1; the rules are ``service/chat.py``).
+"""The chat's WebSocket and HTTP shapes (the rules are ``service/chat.py``).
 
 A client sends ``chat`` with a ``text`` or a quick ``phrase``; it is answered ``ack`` (with the
 match's version, which a line never changes) or ``error``. Every socket shown the line's channel

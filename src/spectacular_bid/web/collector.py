@@ -1,4 +1,5 @@
-"""The garbage collector kept from stopping the server for long (issue 10 item 2).
+"""The garbage collector kept from stopping the server for long (OPERATIONS.md "Under load and
+abuse").
 
 CPython's cycle collector stops the whole process while it walks every tracked object of the
 generations it collects. A full collection walks them all: at 1,000 open sockets (about 200
@@ -28,14 +29,14 @@ running clock, and once the collection is over nothing else can tell which it wa
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import gc
 import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Final
+
+from spectacular_bid.service.periodic import Periodic, TaskHealth
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ beside the rounds' 0.5 s. A match's objects accumulate at a few thousand every 1
 10,000 a young collection runs only in a burst (start-up, an import), and walks at most about
 10 ms of objects; a round walks each survivor once."""
 LONG_MS: Final = 50.0
-"""A collection this long is logged as a warning (issue 10's bound on a pause is 100 ms)."""
+"""A collection this long is logged as a warning: half the 100 ms a pause may last."""
 LONG_COLLECTION_LOG: Final = "a long garbage collection took"
 """How that warning starts (``specbid bench server`` lists such lines from its servers' logs)."""
 NEVER: Final = 2**31 - 1
@@ -65,9 +66,11 @@ NEVER: Final = 2**31 - 1
 class Collector:
     """Runs the collector's rounds and keeps what each collection cost."""
 
-    def __init__(self, clocks_running: Callable[[], bool]) -> None:
+    def __init__(self, clocks_running: Callable[[], bool], tasks: TaskHealth | None = None) -> None:
         self._clocks_running = clocks_running
-        self._task: asyncio.Task[None] | None = None
+        self._periodic = Periodic(
+            "collector", FREEZE_EVERY_S, self.tick, tasks if tasks is not None else TaskHealth()
+        )
         self._started_ns: int | None = None
         self._started_cpu_ns = 0
         self._last_sweep_s = time.monotonic()
@@ -86,14 +89,10 @@ class Collector:
         gc.freeze()
         gc.set_threshold(*YOUNG_THRESHOLDS, NEVER)
         gc.callbacks.append(self._on_collection)
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="collector")
+        self._periodic.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._periodic.stop()
         if self._on_collection in gc.callbacks:
             gc.callbacks.remove(self._on_collection)
         gc.set_threshold(*self._saved_thresholds)
@@ -120,14 +119,14 @@ class Collector:
             self._ours = None
         gc.freeze()
 
-    async def _run(self) -> None:
-        while True:
-            await asyncio.sleep(FREEZE_EVERY_S)
-            due = time.monotonic() - self._last_sweep_s >= SWEEP_EVERY_S
-            if due and not self._clocks_running():
-                self.sweep()
-            else:
-                self.round()
+    async def tick(self) -> None:
+        """One round, or a sweep when one is due and no clock runs (a periodic task,
+        ``service.periodic``: whatever it raises, the next round runs)."""
+        due = time.monotonic() - self._last_sweep_s >= SWEEP_EVERY_S
+        if due and not self._clocks_running():
+            self.sweep()
+        else:
+            self.round()
 
     def _on_collection(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":

@@ -1,4 +1,4 @@
-"""A state-changing request from another site's page is refused (issue 11 item 1: CSRF).
+"""A state-changing request from another site's page is refused (CSRF).
 
 Browsers send an ``Origin`` header with every POST (and PUT, PATCH, DELETE) a page makes. A
 request whose ``Origin`` is not the server's own — scheme, host and port compared, as for match

@@ -1,6 +1,6 @@
-"""A server's departure on SIGTERM while peers live (issue 13 item 4): its live matches go to a
-peer (``service.handover``), and their sockets, here and on every process, close with 1012 so
-that their clients reconnect to the match where it now runs.
+"""A server's departure on SIGTERM while peers live (PROTOCOL.md "Several servers on one database"):
+its live matches go to a peer (``service.handover``), and their sockets, here and on every process,
+close with 1012 so that their clients reconnect to the match where it now runs.
 
 The sockets close only once the peer answers that it runs the matches (the ``adopt`` op over
 the bus), so a client that reconnects at once finds them there; their last version here is the

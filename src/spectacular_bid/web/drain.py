@@ -1,4 +1,5 @@
-"""Draining: a server asked to stop lets its live matches end before it closes (issue 13 item 7).
+"""Draining: a server asked to stop lets its live matches end before it closes (PROTOCOL.md "Probes
+and metrics").
 
 A match's state lives in the process that serves it, and a match cut off by a stop is ended
 aborted at the next start (D5). So with ``drain_s`` set, the first SIGTERM (or Ctrl-C) does not
@@ -13,8 +14,8 @@ kills the process (``compose.yaml``'s ``stop_grace_period``).
 With ``drain_s`` 0 (the default) a signal stops the server at once, as before.
 
 With peers (several servers on one database relaying through Redis) the first signal hands
-the live matches to a live peer instead (``web/departure.py``, issue 13 item 4) and then stops
-at once; only when no peer is alive does the server drain as above.
+the live matches to a live peer instead (``web/departure.py``, PROTOCOL.md "Several servers on one
+database") and then stops at once; only when no peer is alive does the server drain as above.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Mount
 
+from spectacular_bid.service.ports import LeaseLostError
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web.notation import WireModel
 
@@ -40,6 +41,10 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.SERVER_BUSY: 503,
 }
 """Every code has a status; a test keeps the table complete."""
+
+FENCED_RETRY_AFTER_S = 1
+"""What a client refused by a server that lost its lease is told to wait: the server registers
+again within a scan (a second), or the proxy sends the retry to another replica."""
 
 _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 """The methods a 405's ``Allow`` may name (the API uses the first three)."""
@@ -79,6 +84,18 @@ async def _on_rejection(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(exc.code, exc.message, retry_after_s=exc.retry_after_s)
 
 
+async def _on_lease_lost(_request: Request, exc: Exception) -> JSONResponse:
+    """A write that found this server's lease taken (OPERATIONS.md, "Running it for real"): nothing
+    was stored, and the client is to try again — here once the server registered again, or at
+    another replica."""
+    assert isinstance(exc, LeaseLostError)
+    return error_response(
+        ErrorCode.SERVER_BUSY,
+        f"{exc}; try again shortly",
+        retry_after_s=FENCED_RETRY_AFTER_S,
+    )
+
+
 async def _on_validation(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     parts = []
@@ -116,5 +133,6 @@ def _allowed_methods(request: Request) -> list[str]:
 def install(app: FastAPI) -> None:
     """Route every refusal through the one envelope."""
     app.add_exception_handler(Rejection, _on_rejection)
+    app.add_exception_handler(LeaseLostError, _on_lease_lost)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(HTTPException, _on_http)

@@ -57,7 +57,8 @@ class RoundDealtEvent(_Event):
     hands: HiddenTilesPair
     """Only the receiver's own hand is present; a spectator sees neither (R2.2)."""
     boneyard: list[TileText] | None
-    """Always null on the wire: the boneyard's order is published only in the record (D4)."""
+    """Always null on the wire while the round is played: the undrawn boneyard is shown with the
+    round's ``deck_revealed`` at its end and the whole order in the record (D4)."""
     boneyard_count: int
 
 

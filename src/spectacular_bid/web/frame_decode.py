@@ -1,4 +1,5 @@
-"""Decoding a client's text frame into a JSON value, before it is validated (issue 10 item 5).
+"""Decoding a client's text frame into a JSON value, before it is validated (PROTOCOL.md "Limits and
+close codes").
 
 ``json`` alone lets two things through that would surface later, far from the door: a key given
 twice in an object (``json`` keeps the last, so a proxy or a log reader may read another message

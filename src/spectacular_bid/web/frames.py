@@ -1,12 +1,13 @@
 """Frames: the service's typed values turned into the JSON text each audience receives
-(issue 9 §6). The service never encodes; this module does, once per version and audience.
+(PROTOCOL.md "The match object"). The service never encodes; this module does, once per version and
+audience.
 
 A ``state`` or ``update`` message carries the receiver's view of the match (``match``): a part
 every audience shares, encoded once per version, and the few fields that differ by viewer or by
 the moment (the private view, the clock, presence). Events pass through ``views.event_for`` first,
 so a hidden tile never reaches a viewer it does not belong to (R2.2, D4). A ``state`` also carries
 ``log``, every event of the match so far as the receiver may see it, so a reload, a reconnect past
-the resend window or a late spectator can draw the whole move list (issue 9 §10).
+the resend window or a late spectator can draw the whole move list (PROTOCOL.md "state").
 """
 
 from __future__ import annotations
@@ -179,8 +180,8 @@ class SnapshotCache:
         now_ms: int,
         standing: Standing = NO_STANDING,
     ) -> str:
-        """The ``match`` object for ``audience`` (issue 3 §5), as JSON text, with the players'
-        ratings of ``standing`` (``service.standings``)."""
+        """The ``match`` object for ``audience`` (PROTOCOL.md "The WebSocket"), as JSON text, with
+        the players' ratings of ``standing`` (``service.standings``)."""
         private = private_view(state.match, viewer_of(state, audience))
         ratings = self.seat_ratings(standing)
         players = [
@@ -245,7 +246,7 @@ def presence_message(version: int, presence: Presence) -> str:
 
 
 def rematch_message(version: int, state: RematchState) -> str:
-    """The ``rematch`` message of an ended match (issue 11 item 4)."""
+    """The ``rematch`` message of an ended match (PROTOCOL.md "rematch")."""
     by = state.offered_by
     return compact(
         {

@@ -1,5 +1,5 @@
-"""Connections that never finish arriving are closed (issue 10 item 3), and finished ones
-leave nothing behind (item 2).
+"""Connections that never finish arriving are closed (PROTOCOL.md "Limits and close codes"), and
+finished ones leave nothing behind.
 
 uvicorn arms no timer until a first response has been sent: a client that opens a connection and
 sends nothing, half an HTTP request, or half a WebSocket upgrade holds a file descriptor and a

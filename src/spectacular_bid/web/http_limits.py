@@ -1,7 +1,7 @@
-"""HTTP rate limits (issue 10 item 4): new guests per client address; new matches and joins per
-client address and per guest; password checks per address and per account name (issue 11);
-record documents imported or verified, each a whole replay through the engine, per client
-address and per guest.
+"""HTTP rate limits (PROTOCOL.md "Rate limits"): new guests per client address; new matches and
+joins per client address and per guest; password checks per address and per account name
+(PROTOCOL.md "Rate limits"); record documents imported or verified, each
+a whole replay through the engine, per client address and per guest.
 
 One guest per request is the cheapest thing to ask for and a row in the database each time, so a
 script from one address could fill the players table (1,000 guests in 2.4 s) and then the lobby.

@@ -1,9 +1,9 @@
 """Who is calling: a guest's or an account session's bearer token from ``Authorization``,
 ``?token=`` or the cookie.
 
-A seat belongs to the token that took it (issue 3 §3): the service compares players, and the web
-layer's only job is to find the player behind a request. A missing or unknown token is simply
-nobody — a spectator — except where a route requires a player (401 ``unauthorized``).
+A seat belongs to the token that took it (PROTOCOL.md "Identity"): the service compares players, and
+the web layer's only job is to find the player behind a request. A missing or unknown token is
+simply nobody — a spectator — except where a route requires a player (401 ``unauthorized``).
 """
 
 from __future__ import annotations

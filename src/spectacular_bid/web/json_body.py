@@ -1,4 +1,5 @@
-"""JSON request bodies decoded as strictly as WebSocket frames (issue 10 item 5).
+"""JSON request bodies decoded as strictly as WebSocket frames (PROTOCOL.md "Limits and close
+codes").
 
 FastAPI reads a body with ``json.loads``: a key given twice keeps its last value (a proxy or a
 log reader may read another request than the server does), a lone surrogate (``"\\ud800"``)

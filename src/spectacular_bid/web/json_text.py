@@ -2,10 +2,10 @@
 
 orjson does it: a version is encoded for every audience of every live match, and the standard
 library's encoder took about a twentieth of the loop's samples under load (py-spy at 1,000
-matches); the relay between processes (issue 13) carries those frames inside its own messages,
-and with the standard library it spent a twentieth of two processes' samples again. What orjson
-will not take (a lone surrogate in a name, an int past 64 bits, a named tuple) the standard
-library still encodes and reads, as it always did.
+matches); the relay between processes (OPERATIONS.md "Running it for real") carries those frames
+inside its own messages, and with the standard library it spent a twentieth of two processes'
+samples again. What orjson will not take (a lone surrogate in a name, an int past 64 bits, a named
+tuple) the standard library still encodes and reads, as it always did.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Log lines as JSON, one object per line, for a log collector (issue 13 item 7).
+"""Log lines as JSON, one object per line, for a log collector (PROTOCOL.md "Probes and metrics").
 
 With ``SPECBID_LOG_FORMAT=json`` every line — the server's own and uvicorn's — is one JSON object
 with ``time`` (UTC, ISO 8601 with milliseconds), ``level``, ``logger`` and ``message``, plus

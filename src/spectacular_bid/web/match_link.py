@@ -3,7 +3,8 @@
 A socket's loops (``web/ws.py``) are the same for both: they read its frames, apply its limits
 and send what its subscriber is offered. What differs is where a command or a chat line goes:
 to the actor here (:class:`LocalLink`), or over the relay to the process that owns the match
-(``web/remote_room.py``, issue 13 item 2). Either raises the same :class:`Rejection` values.
+(``web/remote_room.py``, PROTOCOL.md "Several servers on one database"). Either raises the same
+:class:`Rejection` values.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class MatchLink(Protocol):
     async def say(
         self, speaker: Player | None, text: str | None, phrase: Phrase | None
     ) -> ChatLine | None:
-        """Store a chat line (issue 12 item 1): the line, for :meth:`show` after the speaker's
+        """Store a chat line (PROTOCOL.md "chat"): the line, for :meth:`show` after the speaker's
         ``ack``; None when it was stored and shown elsewhere (the owner shows it)."""
         ...
 

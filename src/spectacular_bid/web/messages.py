@@ -1,4 +1,4 @@
-"""Every WebSocket message, in both directions, as pydantic models (issue 3 §5).
+"""Every WebSocket message, in both directions, as pydantic models (PROTOCOL.md "The WebSocket").
 
 Client messages are parsed here: ``frame_decode.py`` turns a text frame into a JSON value
 (refusing a key given twice and a lone surrogate, which json alone lets through),
@@ -273,7 +273,7 @@ class ServerPong(_ServerMessage):
 
 
 class ServerRematch(_ServerMessage):
-    """The ended match's rematch (issue 11 item 4): an offer made, declined or lapsed, or the
+    """The ended match's rematch (PROTOCOL.md "rematch"): an offer made, declined or lapsed, or the
     rematch started, which everyone watching is taken to. Sent to every socket of the match."""
 
     type: Literal["rematch"]

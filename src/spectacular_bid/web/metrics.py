@@ -1,5 +1,5 @@
-"""``/metrics`` in the Prometheus text format (issue 13 item 7): the service's telemetry made
-histograms, and the server's gauges.
+"""``/metrics`` in the Prometheus text format (PROTOCOL.md "Probes and metrics"): the service's
+telemetry made histograms, and the server's gauges.
 
 Each app has its own :class:`~prometheus_client.CollectorRegistry`, not the library's global
 one: the tests make many apps in one process, and two apps registering the same names in one
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Final
 
 from fastapi import APIRouter, Request, Response
-from prometheus_client import CollectorRegistry, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import generate_latest
 
 LATENCY_BUCKETS_S: Final = (
@@ -61,6 +61,12 @@ class Metrics:
             "Matches in memory that are waiting or being played.",
             registry=registry,
         )
+        self._cap = Gauge(
+            "specbid_live_match_cap",
+            "The live matches admitted at most now: the operator's cap, or the server's "
+            "estimate, revised while it runs (0: no cap).",
+            registry=registry,
+        )
         self._draining = Gauge(
             "specbid_draining",
             "1 while the server drains before it stops, else 0.",
@@ -98,16 +104,26 @@ class Metrics:
             registry=registry,
         )
 
+        self._task_failures = Counter(
+            "specbid_task_failures",
+            "Runs of a periodic task that raised (each logged; the task runs again at its next "
+            "tick, service/periodic.py).",
+            ["task"],
+            registry=registry,
+        )
+
     def read_gauges(
         self,
         open_sockets: Callable[[], int],
         live_matches: Callable[[], int],
         draining: Callable[[], bool],
+        live_match_cap: Callable[[], int | None] = lambda: None,
     ) -> None:
         """Have the gauges read these counts at each scrape (``web/app.py`` wires them)."""
         self._sockets.set_function(lambda: float(open_sockets()))
         self._live.set_function(lambda: float(live_matches()))
         self._draining.set_function(lambda: 1.0 if draining() else 0.0)
+        self._cap.set_function(lambda: float(live_match_cap() or 0))
 
     # -- Telemetry --------------------------------------------------------------------------
 
@@ -122,6 +138,9 @@ class Metrics:
 
     def batch_committed(self, seconds: float, writes: int) -> None:
         self._commit.observe(seconds)
+
+    def task_failed(self, task: str) -> None:
+        self._task_failures.labels(task=task).inc()
 
     def relayed(self, delay_ms: int) -> None:
         """A version arrived from another replica ``delay_ms`` after it was published there."""

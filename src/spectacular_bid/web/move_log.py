@@ -1,7 +1,7 @@
-"""A live match's move list, kept small in memory (issue 10: the one-hour soak).
+"""A live match's move list, kept small in memory (the one-hour soak).
 
-A ``state`` message carries every event of the match so far as its receiver may see it (issue 9
-§10), so a room keeps them all, for as long as the match is in memory. Kept as the actor's
+A ``state`` message carries every event of the match so far as its receiver may see it (PROTOCOL.md
+"state"), so a room keeps them all, for as long as the match is in memory. Kept as the actor's
 entries and their encoded frames, that was about 1.1 KiB a version: at 2,000 matches of a few
 hundred versions each, the largest part of the server's memory, and still growing an hour in,
 since a long match holds more the longer it runs.

@@ -1,4 +1,4 @@
-"""Which browser origins may open a match socket or change anything (issue 3 §8: a foreign
+"""Which browser origins may open a match socket or change anything (a foreign
 ``Origin`` is refused), and which requests another site's page sent (:func:`foreign_page`).
 
 Cookies ride along on a cross-site WebSocket handshake — browsers apply no same-origin rule to

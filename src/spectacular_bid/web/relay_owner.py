@@ -17,14 +17,13 @@ sees more than its sockets may), so no other process needs the match's state
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import Final
 
 from spectacular_bid.service.actor import MatchActor
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.chat import ChatLine, Phrase, shown_channels
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.periodic import Periodic
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.state import MatchState
 from spectacular_bid.service.timesource import wall_ms
@@ -108,7 +107,9 @@ class OwnerSide:
         self.relay = relay
         self.service = service
         self.rooms = rooms
-        self._sweeper: asyncio.Task[None] | None = None
+        self._sweeper = Periodic(  # whatever one sweep raises, the next runs
+            "relay-sweep", STALE_MS / 4000, self._sweep, service.tasks
+        )
         for op, handler in (
             ("attach", self.attach),
             ("detach", self.detach),
@@ -122,13 +123,10 @@ class OwnerSide:
             relay.serve(op, handler)
 
     def start(self) -> None:
-        self._sweeper = asyncio.create_task(self._sweep(), name="relay-sweep")
+        self._sweeper.start()
 
     async def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        await self._sweeper.stop()
 
     async def _actor(self, request: Request) -> MatchActor:
         match = await self.service.find(str(request["m"]))
@@ -246,12 +244,10 @@ class OwnerSide:
         return {"text": self.rooms.state_text(actor, audience)}
 
     async def _sweep(self) -> None:
-        while True:
-            await asyncio.sleep(STALE_MS / 4000)
-            now = self.service.now_ms()
-            for room in self.rooms.with_feeds():
-                feed = room.feed
-                assert isinstance(feed, MatchFeed)
-                for key in [k for k, at in feed.held.items() if now - at > STALE_MS]:
-                    feed.forget(key)
-                    room.detach_remote(key)
+        now = self.service.now_ms()
+        for room in self.rooms.with_feeds():
+            feed = room.feed
+            assert isinstance(feed, MatchFeed)
+            for key in [k for k, at in feed.held.items() if now - at > STALE_MS]:
+                feed.forget(key)
+                room.detach_remote(key)

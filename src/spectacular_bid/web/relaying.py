@@ -1,7 +1,8 @@
-"""The relay's parts for one process, started and stopped together (issue 13 item 2).
+"""The relay's parts for one process, started and stopped together (PROTOCOL.md "Several servers on
+one database").
 
 Only with a bus (``REDIS_URL``) and a store shared by several processes (a server id): one
-process on its own relays nothing and runs exactly as before (issue 13 item 5).
+process on its own relays nothing and runs exactly as before.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from spectacular_bid.web.relay import Relay
 from spectacular_bid.web.relay_owner import OwnerSide
 from spectacular_bid.web.remote_room import RemoteRooms
 from spectacular_bid.web.room import Rooms
-from spectacular_bid.web.shared_lobby import SharedLobby
+from spectacular_bid.web.shared_lobby import LOBBY_KEY, SharedLobby
 
 
 @dataclass(eq=False)
@@ -29,7 +30,7 @@ class Relaying:
     departure: Departure
     scan_ms: int
     name: str = "redis"
-    """As ``/readyz`` names it among the optional dependencies (issue 13 item 7)."""
+    """As ``/readyz`` names it among the optional dependencies."""
 
     @classmethod
     def new(
@@ -41,7 +42,7 @@ class Relaying:
         relayed: Callable[[int], None],
     ) -> Relaying:
         relay = Relay(bus, server_id, service.now_ms)
-        remote = RemoteRooms(relay, rooms.settings, relayed)
+        remote = RemoteRooms(relay, rooms.settings, relayed, service.tasks)
         service.failover.on_ended.append(remote.ended_here)
         lobby = SharedLobby(bus, server_id, service, rooms)
         departure = Departure(service, relay, rooms)
@@ -65,6 +66,17 @@ class Relaying:
         await self.owner.close()
         await self.relay.close()
         await self.bus.close()
+
+    async def registered_as(self, server_id: str) -> None:
+        """This process registered again under ``server_id`` after its lease was lost
+        (``service.failover``): calls and the lobby's share go by the new id from now on, and
+        the sockets of other processes' matches here reconnect (their owners dropped them while
+        this process was away)."""
+        self.remote.restart_all()
+        await self.relay.close()
+        self.relay.server_id = server_id
+        await self.relay.start()
+        self.lobby.key = LOBBY_KEY + server_id
 
     async def unready_reason(self) -> str | None:
         """Redis down means degraded, not unready: this process's own matches go on."""

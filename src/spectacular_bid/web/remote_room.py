@@ -18,7 +18,6 @@ reconnect: to the match's new state wherever it is.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from spectacular_bid.rules.notation import parse_seat
 from spectacular_bid.rules.seats import Seat
 from spectacular_bid.service.audience import Audience
 from spectacular_bid.service.chat import Channel, ChatLine, Phrase
+from spectacular_bid.service.periodic import Periodic, TaskHealth
 from spectacular_bid.service.ports import Player
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.timesource import wall_ms
@@ -294,13 +294,16 @@ class RemoteRooms:
         relay: Relay,
         settings: RoomSettings,
         relayed: Callable[[int], None] = lambda delay_ms: None,
+        tasks: TaskHealth | None = None,
     ) -> None:
         self.relay = relay
         self.settings = settings
         self.relayed = relayed
         """Told each version's delay from its owner's publication to here (``/metrics``)."""
         self._rooms: dict[str, RemoteRoom] = {}
-        self._holder: asyncio.Task[None] | None = None
+        self._holder = Periodic(  # whatever one renewal raises, the next runs
+            "relay-hold", HOLD_S, self.hold_all, tasks if tasks is not None else TaskHealth()
+        )
 
     def room(self, match_id: str, owner: str) -> RemoteRoom:
         room = self._rooms.get(match_id)
@@ -329,19 +332,23 @@ class RemoteRooms:
 
     def start(self) -> None:
         self.relay.bus.on_reconnect(self.resync_all)
-        self._holder = asyncio.create_task(self._hold(), name="relay-hold")
+        self._holder.start()
 
     async def close(self) -> None:
-        if self._holder is not None:
-            self._holder.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._holder
+        await self._holder.stop()
         for room in list(self._rooms.values()):
             room.close_all()
 
     def resync_all(self) -> None:
         for room in list(self._rooms.values()):
             room.resync_all()
+
+    def restart_all(self) -> None:
+        """Close every relayed socket here so its client reconnects: this process registered
+        again under a new id after losing its lease, and the owners knew its sockets by the
+        old one."""
+        for room in list(self._rooms.values()):
+            room.close_all(restart=True)
 
     def ended_here(self, match_ids: list[str]) -> None:
         """This process ended these matches of a dead peer (D5, issue 13 item 3): their sockets
@@ -351,11 +358,6 @@ class RemoteRooms:
             room = self._rooms.get(match_id)
             if room is not None:
                 room.close_all()
-
-    async def _hold(self) -> None:
-        while True:
-            await asyncio.sleep(HOLD_S)
-            await self.hold_all()
 
     async def hold_all(self) -> None:
         """Renew every socket's attachment, with one request to each owner for all its rooms

@@ -1,9 +1,9 @@
 """Replay frames: the view after every version of an ended match, for the replay viewer.
 
-The browser holds no rules (STYLE rule 8), so the server re-runs the record through the match
-machine (:func:`spectacular_bid.service.replay.replay`) and sends, for each version, what a
-spectator saw plus both hands and the undrawn boneyard: everything is public once the match
-has ended (D4).
+The browser holds no rules (R8.1: the server keeps the score), so the server re-runs the record
+through the match machine (:func:`spectacular_bid.service.replay.replay`) and sends, for each
+version, what a spectator saw plus both hands and the undrawn boneyard: everything is public once
+the match has ended (D4).
 """
 
 from __future__ import annotations

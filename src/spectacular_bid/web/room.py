@@ -1,5 +1,5 @@
 """The sockets of one live match (lila-ws's room): what each audience is sent, the resend
-window, and who is connected (issue 9 §5, §6).
+window, and who is connected (PROTOCOL.md "Reconnecting").
 
 A :class:`Room` listens to its match actor. For every stored version it encodes the events once
 per audience (:func:`~spectacular_bid.web.frames.version_frames`), keeps them in a
@@ -11,10 +11,10 @@ full state.
 Presence (who is connected) is kept as counts, updated as sockets come and go; the match's actor
 is told when a player's first socket opens and its last closes, local or on another process
 (the timers that wait for people, D3 and D8, follow it: ``service/presence.py``). It is sent at
-most once per ``presence_delay_ms`` (issue 10 item 3): a crowd of ``n`` spectators arriving
-costs O(n) messages, not one message to every socket per arrival. Beyond ``spectator_crowd``
-spectators a change in their number alone waits :data:`CROWD_PRESENCE_MS`; a player coming or
-going is always sent after ``presence_delay_ms``.
+most once per ``presence_delay_ms`` (PROTOCOL.md "Limits and close codes"): a crowd of ``n``
+spectators arriving costs O(n) messages, not one message to every socket per arrival. Beyond
+``spectator_crowd`` spectators a change in their number alone waits :data:`CROWD_PRESENCE_MS`; a
+player coming or going is always sent after ``presence_delay_ms``.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def audience_for(state: MatchState, player: Player | None, audience: Audience | 
 
 class RoomFeed(Protocol):
     """What a room's owner also sends to the sockets of this match on other server processes
-    (issue 13 item 2, ``web/relay_owner.py``)."""
+    (``web/relay_owner.py``)."""
 
     def version(self, state: MatchState, frames: VersionFrames, built: dict[Audience, str]) -> None:
         """A new version; ``built`` holds the ``update`` messages made for the local sockets,
@@ -119,7 +119,8 @@ class Room:
         self._flush: asyncio.TimerHandle | None = None
         self._flush_is_crowd = False
         self.feed: RoomFeed | None = None
-        """Set while sockets on other server processes watch this match (issue 13 item 2)."""
+        """Set while sockets on other server processes watch this match (PROTOCOL.md "Several
+        servers on one database")."""
         self.remote: dict[str, Subscriber] = {}
         """Those sockets, by the key their process gave each: counted in the presence."""
         actor.listen(self)
@@ -187,9 +188,9 @@ class Room:
             self._unwatch()
 
     def attach_remote(self, key: str, player: Player | None, audience: Audience | None) -> Audience:
-        """A socket of another server process (issue 13 item 2), counted in the presence like
-        one of this room's; its messages go through the feed. Returns the audience it is shown
-        (raises ``not_your_seat`` as :meth:`subscribe` does)."""
+        """A socket of another server process (PROTOCOL.md "Several servers on one database"),
+        counted in the presence like one of this room's; its messages go through the feed. Returns
+        the audience it is shown (raises ``not_your_seat`` as :meth:`subscribe` does)."""
         state = self.actor.state
         shown = audience_for(state, player, audience)
         old = self.remote.pop(key, None)
@@ -250,7 +251,7 @@ class Room:
                 self._rooms.on_player_left(self, player_id)
 
     def chat(self, line: ChatLine) -> None:
-        """A line just said, to every socket shown its channel (issue 12 item 1)."""
+        """A line just said, to every socket shown its channel (PROTOCOL.md "chat")."""
         state = self.actor.state
         message = chat_text(state.version, (line,))
         for sub in self.subscribers:
@@ -268,7 +269,8 @@ class Room:
 
     def presence(self) -> Presence:
         """Who is connected: each seat whose player has a socket open (a computer's seat while
-        its match is live: it plays from this process, issue 14), and the spectators."""
+        its match is live: it plays from this process, PROTOCOL.md "POST /api/matches"), and the
+        spectators."""
         flags = [False, False]
         for i, seated in enumerate(self.actor.state.seats):
             flags[i] = seated is not None and (
@@ -346,10 +348,11 @@ class Rooms:
         self._rooms: dict[str, Room] = {}
         self.on_player_left: Callable[[Room, str], None] | None = None
         """Called when a seated player's last socket of a match closes (a rematch offer
-        lapses, issue 11 item 4) while the match is in memory: when it leaves memory, its
+        lapses, PROTOCOL.md "rematch") while the match is in memory: when it leaves memory, its
         sockets close for that reason, and an offer stands on for the archive."""
         self.on_unwatched: Callable[[str], None] | None = None
-        """Called when an ended match's last socket closes (issue 10): it may leave memory."""
+        """Called when an ended match's last socket closes (OPERATIONS.md "Under load and abuse"):
+        it may leave memory."""
         self.on_watched: Callable[[str], None] | None = None
         """Called when a socket opens an ended match that had none: it stays its full time."""
 
@@ -363,7 +366,8 @@ class Rooms:
         return room
 
     def with_feeds(self) -> list[Room]:
-        """The rooms watched from other server processes (issue 13 item 2)."""
+        """The rooms watched from other server processes (PROTOCOL.md "Several servers on one
+        database")."""
         return [room for room in self._rooms.values() if room.feed is not None]
 
     def unwatched(self, match_id: str) -> None:

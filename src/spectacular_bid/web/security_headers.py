@@ -1,4 +1,5 @@
-"""Security headers on every HTTP response (issue 10 item 6): a Content-Security-Policy,
+"""Security headers on every HTTP response (PROTOCOL.md "Security headers"): a
+Content-Security-Policy,
 ``X-Content-Type-Options``, ``X-Frame-Options`` and ``Referrer-Policy``.
 
 The browser client is plain ES modules from this server with no inline script or style (its

@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from spectacular_bid.clock import ClockSettings
+from spectacular_bid.service.live_cap import REESTIMATE_S
 from spectacular_bid.service.record_document import FIRST_DECISION_GRACE_MS_MAX
 from spectacular_bid.service.residency import IDLE_TTL_MS
 from spectacular_bid.service.sessions import TOKEN_CACHE_MS
@@ -35,7 +36,7 @@ _SERVICE = ServiceSettings()
 _CLOCK = ClockSettings()
 
 REPO_STATIC = Path(__file__).resolve().parents[3] / "static"
-"""The browser client's folder in a source checkout (issue 5); served only if it exists."""
+"""The browser client's folder in a source checkout; served only if it exists."""
 
 
 class WebSettings(BaseSettings):
@@ -85,11 +86,14 @@ class WebSettings(BaseSettings):
     max_message_bytes: int = Field(default=4096, ge=64)
     """The largest client WebSocket message; uvicorn's ``ws_max_size`` is set to it too."""
 
-    # -- capacity, caps and timeouts (issue 10) --
+    # -- capacity, caps and timeouts (OPERATIONS.md "Under load and abuse") --
     max_live_matches: Annotated[int, Field(ge=1)] | Literal["auto"] = "auto"
-    """Admission control: no new match past this many live matches. ``auto``: ``specbid
-    serve`` measures its machine at start-up (``bench/capacity.py``); an app made in-process
-    (the tests) has no cap then."""
+    """Admission control: no new match past this many live matches, never changed. ``auto``:
+    ``specbid serve`` estimates the machine's speed at start-up and again every
+    ``capacity_reestimate_s`` while it runs (``service.live_cap``); an app made in-process (the
+    tests) has no cap then."""
+    capacity_reestimate_s: float = Field(default=REESTIMATE_S, gt=0)
+    """With ``max_live_matches=auto``, how often the cap is estimated again."""
     busy_lag_ms: int = Field(default=40, ge=1)
     """Admission control: new matches are refused with 503 while the event loop's
     mean lag over the last second exceeds this (well under the D5 stall threshold, so live
@@ -135,7 +139,7 @@ class WebSettings(BaseSettings):
     open_challenges_per_guest: int = Field(default=3, ge=1)
     """At most this many open (lobby) challenges waiting per guest."""
 
-    # -- computer opponents (issue 14) --
+    # -- computer opponents --
     bot_workers: int = Field(default=_SERVICE.bots.workers, ge=1)
     """Worker processes that think for the computer opponents, off the event loop."""
     bot_matches_per_worker: int = Field(default=_SERVICE.bots.matches_per_worker, ge=1)
@@ -156,7 +160,7 @@ class WebSettings(BaseSettings):
     (``SPECBID_DATABASE_URL``, or ``DATABASE_URL``)."""
     redis_url: str | None = None
     """The Redis through which several server processes on one database relay their matches'
-    commands and frames (``SPECBID_REDIS_URL``, or ``REDIS_URL``; issue 13 item 2). Without it
+    commands and frames (``SPECBID_REDIS_URL``, or ``REDIS_URL``). Without it
     a process relays nothing: the embedded default."""
     upgrade: bool = True
     """Bring the database's schema to the migrations' head at start; when false, refuse to start
@@ -164,12 +168,12 @@ class WebSettings(BaseSettings):
     finished_ttl_ms: int = Field(default=300_000, ge=0)
     """How long a finished match stays in memory; afterwards it is read from the database."""
     idle_ttl_ms: int = Field(default=IDLE_TTL_MS, ge=0)
-    """...or this long after its last socket closed, if that is sooner (issue 10)."""
+    """...or this long after its last socket closed, if that is sooner."""
     lease_ms: int = Field(default=LEASE_MS, ge=500)
     """How long this server's lease on its matches outlives its last commit: a peer on the same
-    database ends the matches of a server silent this long (issue 13 item 3)."""
+    database ends the matches of a server silent this long."""
 
-    # -- operations (issue 13 item 7) --
+    # -- operations (PROTOCOL.md "Probes and metrics") --
     drain_s: float = Field(default=0.0, ge=0)
     """On the first SIGTERM, refuse new matches and let the live ones play on for up to this
     long before stopping (``web/drain.py``); 0 stops at once. A container runtime must wait

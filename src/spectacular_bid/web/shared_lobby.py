@@ -1,4 +1,4 @@
-"""One lobby for every server process (issue 13 item 6).
+"""One lobby for every server process (PROTOCOL.md "Several servers on one database").
 
 Each process knows only the matches it runs. So, while it relays, each puts its own lobby lines
 — open challenges and live matches, with their spectators counted across processes by the
@@ -15,7 +15,6 @@ Ended matches are not shared: every process reads them from the database they sh
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -24,6 +23,7 @@ from typing import Any, Final
 from spectacular_bid.service.bus import Bus, BusDownError
 from spectacular_bid.service.listings import MatchSummary
 from spectacular_bid.service.matches import MatchService
+from spectacular_bid.service.periodic import Periodic
 from spectacular_bid.web.json_text import compact, parse
 from spectacular_bid.web.room import Rooms
 
@@ -48,7 +48,9 @@ class SharedLobby:
         self.key = LOBBY_KEY + server_id
         self.service = service
         self.rooms = rooms
-        self._task: asyncio.Task[None] | None = None
+        self._periodic = Periodic(
+            "lobby-share", SHARE_MS / 1000, self.share, service.tasks, at_start=True
+        )
         self._others: tuple[int, list[dict[str, Any]]] | None = None
 
     def local(self) -> Lines:
@@ -59,19 +61,16 @@ class SharedLobby:
         return self.rooms.spectators(match_id)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._share(), name="lobby-share")
+        self._periodic.start()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._periodic.stop()
 
-    async def _share(self) -> None:
-        while True:
-            with contextlib.suppress(BusDownError):
-                await self.bus.put(self.key, self.share_text(), KEEP_MS)
-            await asyncio.sleep(SHARE_MS / 1000)
+    async def share(self) -> None:
+        """Put this process's lines (a periodic task, ``service.periodic``: whatever one share
+        raises is logged and counted, and the next runs; Redis away is no failure)."""
+        with contextlib.suppress(BusDownError):
+            await self.bus.put(self.key, self.share_text(), KEEP_MS)
 
     def share_text(self) -> str:
         """This process's lines, each with its spectators. Built in one piece of the loop every

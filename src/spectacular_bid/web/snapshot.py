@@ -2,7 +2,7 @@
 
 ``web/frames.py`` builds it as JSON text from one audience's view, so these
 models are never on the hot path: they document the shape, give the JSON Schema, and let tests
-validate real frames (issue 3 §5: legal actions, both clocks, balances, counts).
+validate real frames (legal actions, both clocks, balances, counts).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class PlayOption(WireModel):
 
 
 class LegalSnapshot(WireModel):
-    """Everything the viewer may do now; the client offers exactly this (STYLE rule 8)."""
+    """Everything the viewer may do now; the client offers exactly this (R8.1)."""
 
     plays: list[PlayOption]
     opening: bool = Field(description="True when the plays are opening tiles (send at: null).")

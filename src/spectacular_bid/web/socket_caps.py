@@ -1,4 +1,5 @@
-"""How many match sockets one client address and one guest may hold open (issue 10 item 3).
+"""How many match sockets one client address and one guest may hold open (PROTOCOL.md "Limits and
+close codes").
 
 Every socket costs the server memory and a share of every broadcast of its match, so a single
 client must not open thousands: 2,000 anonymous sockets from one address once grew the server by

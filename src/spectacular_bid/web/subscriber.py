@@ -21,8 +21,8 @@ class Subscriber:
         self.queue: Mailbox[str | None] = Mailbox()
         self.dropped = False
         self.restarting = False
-        """Closed because the match moved to another server process (issue 13 item 4): the
-        socket closes with 1012, not 1013."""
+        """Closed because the match moved to another server process (PROTOCOL.md "Several servers on
+        one database"): the socket closes with 1012, not 1013."""
 
     @property
     def player_id(self) -> str | None:
@@ -44,7 +44,8 @@ class Subscriber:
             self.queue.put_nowait(None)
 
     def restart(self) -> None:
-        """The match moved to another server process: reconnect there (issue 13 item 4)."""
+        """The match moved to another server process: reconnect there (PROTOCOL.md "Several servers
+        on one database")."""
         if not self.dropped:
             self.restarting = True
         self.close()

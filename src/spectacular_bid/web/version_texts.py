@@ -1,5 +1,6 @@
 """A version's ``update`` messages as an owner sends them to its match's sockets on other server
-processes (issue 13 item 2), one finished text per audience watched there.
+processes (PROTOCOL.md "Several servers on one database"), one finished text per audience watched
+there.
 
 Not JSON: each message is already JSON text, and wrapping them in a JSON object escaped every
 quote of them on the owner and unescaped it again on the receiver, which then put the

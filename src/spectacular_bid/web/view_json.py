@@ -1,4 +1,5 @@
-"""Plain-JSON forms of the engine's views, for the ``match`` object of the wire (issue 9 §6).
+"""Plain-JSON forms of the engine's views, for the ``match`` object of the wire (PROTOCOL.md "The
+match object").
 
 The views (``rules/views.py``) are frozen dataclasses; they are encoded field by field here, and
 ``web/snapshot.py``'s models (unknown fields refused) pin the shape, so a renamed view field fails
@@ -23,7 +24,7 @@ from spectacular_bid.service.ports import JSON
 Encoder = Callable[[Any], JSON]
 _ENCODERS: dict[type, Encoder] = {}
 """The encoder of each type met so far: a view holds a few kinds of value, encoded by the
-thousand for every version of every live match (issue 10: the loop's CPU per command), so the
+thousand for every version of every live match (the loop's CPU per command), so the
 type is looked up once, not tested against every kind each time."""
 
 

@@ -1,4 +1,4 @@
-"""``/ws/matches/{id}``: one socket of a player or a spectator (issue 3 §5, §8).
+"""``/ws/matches/{id}``: one socket of a player or a spectator (PROTOCOL.md "The WebSocket").
 
 Before the handshake is accepted another site's page is refused (a foreign ``Origin``, or
 ``Sec-Fetch-Site`` saying so: close 1008), and so is a token presented in the header or
@@ -81,7 +81,8 @@ CLOSE_TRY_AGAIN: Final = 1013
 """Dropped for falling behind, or the server is stopping: reconnect with ``?since=``."""
 CLOSE_INTERNAL: Final = 1011
 CLOSE_RESTART: Final = 1012
-"""The match moved to another server process (a deploy, issue 13 item 4): reconnect."""
+"""The match moved to another server process (a deploy, PROTOCOL.md "Several servers on one
+database"): reconnect."""
 CLOSE_SESSION_ENDED: Final = 4001
 """The socket's token ended (a logout, a new password, the guest became an account; on any
 server process), or the token it presented names no one: authenticate again, then reconnect."""
@@ -90,7 +91,8 @@ Close = tuple[int, str]
 
 
 class MatchSocketEndpoint:
-    """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (issue 10 item 2).
+    """``/ws/matches/{id}`` as a bare ASGI endpoint in front of the app (OPERATIONS.md "Under load
+    and abuse").
 
     Through FastAPI every open socket kept its whole call chain suspended: the application and
     its middleware, routing, dependency solving, six exit stacks, the exception wrappers — about
@@ -183,7 +185,8 @@ async def _serve(
     rooms: Rooms,
 ) -> None:
     """An accepted socket within the caps: its match's room until either side closes — the room
-    here, or the stand-in of the room of the process that runs the match (issue 13 item 2)."""
+    here, or the stand-in of the room of the process that runs the match (PROTOCOL.md "Several
+    servers on one database")."""
     match: MatchActor | Rebuilt | Elsewhere | None = None
     try:
         since, audience = _connect_params(websocket.query_params)
@@ -437,7 +440,7 @@ class MatchSocket:
 
     def _chat(self, message: ClientChat, client_id: str | None) -> None:
         """Said beside this socket's commands, not before its next one: a line waits for its
-        store, a command sent after it does not wait for the line (issue 12 item 1)."""
+        store, a command sent after it does not wait for the line (PROTOCOL.md "chat")."""
         task = asyncio.create_task(self._say(message, client_id))
         self.chatting.add(task)
         task.add_done_callback(self.chatting.discard)

@@ -1,4 +1,4 @@
-"""``/api/account``, ``/api/login``, ``/api/logout`` (issue 11 items 1 and 7): a guest claims its
+"""``/api/account``, ``/api/login``, ``/api/logout`` (PROTOCOL.md "Identity"): a guest claims its
 name with a password, and then logs in from any browser; a new password ends the other sessions.
 
 A state-changing request from another site's page is refused by the check every POST passes

@@ -1,8 +1,8 @@
 """``GET /api/board``: the board a sequence of placements builds, as a match's ``board`` shows it.
 
 The rules overlay draws the worked positions of the rules' Appendix B with the same renderer as
-a live board (issue 12 item 8). The client holds no rules, so the open places, the scoring ends
-and the sum (R3.3–R3.5) come from the engine here, as they do for a match.
+a live board (docs/RULES.md, Appendix B). The client holds no rules, so the open places, the scoring
+ends and the sum (R3.3–R3.5) come from the engine here, as they do for a match.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``GET /api/matches/{id}/chat``: what was said at a match's table (issue 12 item 1).
+"""``GET /api/matches/{id}/chat``: what was said at a match's table (PROTOCOL.md "chat").
 
 While the match is live, the caller reads the channel they are shown (a seat the players', a
 spectator the spectators'); once it has ended, anyone reads both, as part of its replay. Lines

@@ -1,11 +1,13 @@
 """``/api/health``: how loaded the server is, for operators, load balancers and the benchmark.
 
-It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether
-new matches are being refused now (issue 10 item 1), with the readings behind it.
+It answers while the server is busy too (busy is a state, not a failure): ``busy`` says whether new
+matches are being refused now (PROTOCOL.md "When the server is busy"), with the readings behind it.
 Nothing in it is about any one match or player.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from fastapi import APIRouter, Request
 
@@ -50,7 +52,11 @@ class Health(WireModel):
     refused: int
     """New matches let in and turned away since start-up."""
     max_live_matches: int | None
-    """The most live matches admitted at once (measured at start-up unless set); null: no cap."""
+    """The most live matches admitted at once now; null: no cap."""
+    max_live_matches_source: Literal["operator", "estimate"] | None
+    """Where that cap comes from: the operator's setting, never changed, or the server's
+    estimate of the machine's speed, revised while it runs (OPERATIONS.md, "Under load and
+    abuse")."""
     gc_max_ms: float | None
     """The longest garbage collection since start-up; null when the server does not run its
     collector itself (an app inside tests)."""
@@ -77,6 +83,7 @@ async def read_health(request: Request, service: Service) -> Health:
         now_ms=service.now_ms(),
         admitted=admission.admitted,
         refused=admission.refused,
-        max_live_matches=admission.capacity.max_live_matches,
+        max_live_matches=admission.cap.value,
+        max_live_matches_source=admission.cap.source,
         gc_max_ms=round(collector.max_pause_ms, 1) if collector is not None else None,
     )

@@ -37,6 +37,7 @@ from spectacular_bid.web.notation import WireModel
 from spectacular_bid.web.room import Rooms
 from spectacular_bid.web.routes.players import PlayerRating
 from spectacular_bid.web.routes.replays import PAGE_MAX, parse_cursor, profile_path, profile_url
+from spectacular_bid.web.time_controls import TimeControls, time_controls
 
 router = APIRouter(prefix="/api/lobby", tags=["lobby"], route_class=StrictJsonRoute)
 
@@ -61,14 +62,15 @@ class LobbyMatch(WireModel):
     delay_ms: int
     """The match's delay per decision (R7.2)."""
     first_rating: PlayerRating | None
-    """The first seat's rating now; null for a guest (issue 11 item 6)."""
+    """The first seat's rating now; null for a guest (PROTOCOL.md "GET /api/lobby")."""
     first_profile: str | None
     """Each seat's player's profile page (``/@/…``); null for an empty seat."""
     second_profile: str | None
     ended_at_ms: int | None
     """Wall-clock ms of the match's end; null while it is live."""
     bot_level: int | None = None
-    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    """The level (1-5) of the computer in the second seat; null against a person (PROTOCOL.md "POST
+    /api/matches")."""
 
 
 class LobbyRematch(WireModel):
@@ -111,6 +113,9 @@ class Lobby(WireModel):
     invitations: list[LobbyInvitation]
     """Invitations made back to the caller by a friend who came after the caller's invitation
     had expired, still waiting, newest first (D3; empty for nobody)."""
+    time_controls: TimeControls
+    """The time controls a new match may be created with: the server's own, the casual
+    presets, and the bounds of a custom one (R7.1, R7.2)."""
 
 
 def _lines(
@@ -198,6 +203,7 @@ async def read_lobby(
             )
             for i in invited
         ],
+        time_controls=time_controls(service.settings.clock),
     )
 
 

@@ -1,9 +1,9 @@
 """``/api/matches``: create a match, take its free seat, answer an expired invitation, and read a
 match as the caller sees it.
 
-The three modes of issue 3 §4: ``invite`` (joined through its link), ``open`` (listed in the
-lobby), ``shared`` (both seats on one device, with the hand-over of R7.5), and ``bot`` (the
-computer in the second seat, issue 14). The view is the caller's
+The modes of PROTOCOL.md "POST /api/matches": ``invite`` (joined through its link), ``open`` (listed
+in the lobby), ``shared`` (both seats on one device, with the hand-over of R7.5), and ``bot`` (the
+computer in the second seat, PROTOCOL.md "POST /api/matches"). The view is the caller's
 audience's (``web/frames.py``), so a spectator's has no hand (R2.2, D4).
 """
 
@@ -94,7 +94,7 @@ class MatchRequest(_TimeControl):
 
 class BotMatchRequest(_TimeControl):
     mode: Literal["bot"]
-    """Against the computer, which takes the second seat (issue 14)."""
+    """Against the computer, which takes the second seat (PROTOCOL.md "POST /api/matches")."""
     level: Annotated[int, Field(ge=LEVELS[0], le=LEVELS[-1]), WHOLE_NUMBER]
     """The computer's level: 1 plays at random, 2 takes the largest award now, 3 to 5 search
     the hands it cannot see, more deeply at each level."""
@@ -190,7 +190,8 @@ async def join_match(
 
     Refused with 429 past ``joins_burst`` / ``joins_per_minute`` per guest or per client
     address, and with 503 near the server's capacity (taking a free seat starts a match). A
-    match another server process runs is joined there (issue 13 item 2)."""
+    match another server process runs is joined there (PROTOCOL.md "Several servers on one
+    database")."""
     match = await locate(service, match_id, relaying=remote is not None)
     if isinstance(match, Elsewhere) and remote is not None:
         seat = await remote.join(match.server_id, match_id, player)
@@ -243,7 +244,7 @@ async def read_match(
 ) -> Response:
     """The match as the caller sees it: their seat, both seats on a shared device, or a
     spectator's view when anonymous or not seated (R2.2, D4); as the server process that runs
-    it encodes it, when that is another (issue 13 item 2)."""
+    it encodes it, when that is another (PROTOCOL.md "Several servers on one database")."""
     # An ended match may come from its record (D5).
     match = await locate(service, match_id, relaying=remote is not None)
     if isinstance(match, Elsewhere):

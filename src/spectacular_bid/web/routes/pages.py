@@ -1,10 +1,10 @@
-"""The browser client's pages (issue 5): the client's one page for each client route.
+"""The browser client's pages: the client's one page for each client route.
 
 Only mounted when the static folder exists. The client is one page that reads its route from its
 own URL: ``/`` (the lobby, served by the client files' mount), ``/m/{id}`` (an invitation link:
 play or watch a match), ``/replay/{id}`` (a finished match, move by move) and ``/@/{name}`` (a
-player's profile and archive, issue 11 item 3). The page is revalidated on every visit
-(``no-cache``) and names the client's files by their content-hashed names
+player's profile and archive, PROTOCOL.md "Players: profiles, ratings and archives"). The page is
+revalidated on every visit (``no-cache``) and names the client's files by their content-hashed names
 (:mod:`spectacular_bid.web.client_files`), so a new client version reaches players on their
 next visit and an unchanged one costs them nothing but the page.
 """

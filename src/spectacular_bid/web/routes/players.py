@@ -1,4 +1,4 @@
-"""Players' profiles and archives (issue 11 items 3 and 7).
+"""Players' profiles and archives (PROTOCOL.md "Players: profiles, ratings and archives").
 
 - ``GET /api/players/{name}``: the player, its rating now (null for a guest), wins and losses,
   and its rating history for the profile's chart;

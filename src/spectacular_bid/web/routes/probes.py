@@ -1,4 +1,4 @@
-"""``/livez`` and ``/readyz``: the two questions a container runtime and a proxy ask (issue 13).
+"""``/livez`` and ``/readyz``: the two questions a container runtime and a proxy ask.
 
 They are different questions with different costs of a wrong answer:
 
@@ -6,7 +6,9 @@ They are different questions with different costs of a wrong answer:
   answers, so ``/livez`` touches nothing but the loop: a slow database must not get a replica
   restarted (its live matches would end aborted, D5).
 - **ready** — should the proxy send this replica new players? Not while its database is
-  unreachable or not at the migrations' head, nor while it drains before a stop. Those are
+  unreachable or not at the migrations' head, nor while it drains before a stop, nor while its
+  lease is lost or past its term (OPERATIONS.md, "Running it for real"), nor while a periodic task
+  keeps failing (``service.periodic``). Those are
   ``503`` with every reason. A dependency the replica can serve without (Redis, once the relay
   between replicas uses it) makes it ``degraded``, not unready: a ``200`` that names it, so a
   failing relay does not take every replica out of the proxy at once.
@@ -69,10 +71,15 @@ async def read_readyz(request: Request, service: Service) -> JSONResponse:
     optional: list[OptionalDependency] = request.app.state.optional
     draining = service.admission.draining
     reasons = ["the server is draining before it stops"] if draining else []
+    # Read before anything is awaited: a process woken past its lease says so at once.
+    lease_reason = store.lease_reason()
+    if lease_reason is not None:
+        reasons.append(lease_reason)
+    reasons += service.tasks.unready_reasons()
     store_reason, *optional_reasons = await asyncio.gather(
         _store_reason(store), *(_optional_reason(dependency) for dependency in optional)
     )
-    if store_reason is not None:
+    if store_reason is not None and store_reason != lease_reason:
         reasons.append(store_reason)
     degraded = [d.name for d, why in zip(optional, optional_reasons, strict=True) if why]
     body = Readiness(ready=not reasons, reasons=reasons, draining=draining, degraded=degraded)

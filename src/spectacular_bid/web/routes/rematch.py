@@ -1,4 +1,4 @@
-"""``/api/matches/{id}/rematch`` (issue 11 item 4): after an online match has ended, either
+"""``/api/matches/{id}/rematch`` (PROTOCOL.md "rematch"): after an online match has ended, either
 player offers a rematch (``POST``), which the other accepts by offering too; ``DELETE`` declines
 the opponent's offer or withdraws one's own. Every change reaches every socket of the match as a
 ``rematch`` message; once the rematch has started, its ``match_id`` takes everyone there.

@@ -70,7 +70,8 @@ class EndedMatchLine(WireModel):
     """Wall-clock ms since the Unix epoch."""
     record_url: str
     bot_level: int | None = None
-    """The level (1-5) of the computer in the second seat; null against a person (issue 14)."""
+    """The level (1-5) of the computer in the second seat; null against a person (PROTOCOL.md "POST
+    /api/matches")."""
     first_rating_change: float | None = None
     """A rated match's change to the first seat's rating, as stored with its end (after less
     before); null for an unrated match."""

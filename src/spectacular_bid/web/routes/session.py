@@ -1,4 +1,5 @@
-"""``/api/session``: become a guest (a display name and a token), ask who you are (issue 3 §3)."""
+"""``/api/session``: become a guest (a display name and a token), ask who you are (PROTOCOL.md
+"Identity")."""
 
 from __future__ import annotations
 
