@@ -279,6 +279,77 @@ async def test_a_redis_restarted_mid_match_loses_nothing(target: Target, tmp_pat
         redis.stop()
 
 
+async def pause_on_the_move(table: Table, seat: str, from_version: int) -> None:
+    """:meth:`Table.pause_mid_round` until ``seat``'s clock is the one running."""
+    while True:
+        await table.pause_mid_round(from_version)
+        if table.spectator.match["clock"]["running"] == seat:
+            return
+        for player in table.seats:  # the other seat is on the move: play on a version
+            player.acting = True
+            player.decide()
+        from_version = table.version() + 1
+
+
+RESTART_S = 2.0
+CLOCK_LOSS_MS = 2_500
+"""What a 2 s Redis restart may cost the seat on the move: the restart and a network's worth."""
+
+
+async def test_a_redis_restart_costs_a_relayed_seat_on_the_move_no_more_than_the_restart(
+    target: Target, tmp_path: Path
+) -> None:
+    """The second seat's socket is on the process that does not own the match; it moves while
+    Redis is down. Its command is relayed once Redis is back, by the server and not the client:
+    no ``server_busy`` reaches it, and its clock is charged from when its process received the
+    command, not from when the owner did (R7.7)."""
+    if shutil.which("redis-server") is None:
+        if os.environ.get("CI"):
+            pytest.fail("redis-server is missing: CI must test a Redis restart")
+        pytest.skip("no redis-server on this machine")
+    redis = PrivateRedis(tmp_path)
+    await redis.start()
+    try:
+        async with AsyncExitStack() as stack:
+            a, b = await servers(stack, target, tmp_path, redis.url, 2)
+            table = await spread_table(stack, a, b, b)
+            bo = table.seats[1]
+            await pause_on_the_move(table, "second", from_version=6)
+            paused_at = table.version()
+            redis.stop()
+            bo.acting = True
+            bo.decide()  # received by b while Redis is down
+            await asyncio.sleep(RESTART_S)  # the outage itself, not a wait for anything
+            await redis.start()
+            await table.until(lambda: table.version() > paused_at and table.settled(), 30)
+            assert [e for e in bo.errors if e.get("code") == "server_busy"] == []
+            for seat in table.seats:
+                seat.acting = True
+                seat.decide()
+            await table.until(table.is_over, timeout_s=240)
+            await table.until(table.settled, timeout_s=15)
+            final = table.version()
+            for watcher in table.everyone:
+                given = versions_in_order(watcher)
+                assert given == list(range(given[0], final + 1)), given
+            assert [e for e in bo.errors if e.get("code") == "server_busy"] == []
+            async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
+                record = (await on_b.get(f"/api/matches/{table.match_id}/record")).json()
+            assert [v["version"] for v in record["versions"]] == list(range(1, final + 1))
+            verify(parse_document(record))
+            standing, moved = record["versions"][paused_at - 1], record["versions"][paused_at]
+            assert standing["clock"]["running"] == "second"
+            assert moved["seat"] == "second", moved
+            charged_ms = moved["received_ms"] - standing["clock"]["now_ms"]
+            assert 0 <= charged_ms <= CLOCK_LOSS_MS, (charged_ms, b.log()[-2000:])
+            # The clock audit: the outage is recorded as the relay's, charged to nobody.
+            assert moved["relayed_ms"] >= 1_000, moved
+            assert moved["received_ms"] + moved["relayed_ms"] <= moved["mono_ms"]
+            assert all("relayed_ms" not in v for v in record["versions"] if v["seat"] == "first")
+    finally:
+        redis.stop()
+
+
 LEASE_MS = 3_000
 SCAN_S = 1.0
 

@@ -18,7 +18,8 @@ from spectacular_bid.service.describe import describe
 from spectacular_bid.service.discrepancy import RecordMismatchError
 from spectacular_bid.service.matches import MatchService
 from spectacular_bid.service.memory import InMemoryStore
-from spectacular_bid.service.record_document import RecordFormatError, parse_document
+from spectacular_bid.service.record_document import RecordFormatError, parse_document, version_of
+from spectacular_bid.service.records import records_for_import
 from spectacular_bid.service.replay import verify
 from spectacular_bid.service.settings import ServiceSettings
 
@@ -238,6 +239,29 @@ async def test_a_document_of_another_shape_is_refused_naming_the_field() -> None
     ongoing = {**record, "match": {**record["match"], "status": "active"}}
     with pytest.raises(RecordFormatError, match=r"match\.status: expected 'finished' or 'abort"):
         parse_document(ongoing)
+
+
+async def test_a_relayed_commands_audit_verifies_and_imports_in_format_4_only() -> None:
+    """``relayed_ms``, a version's time in the relay between server processes, is the clock
+    audit of a command nobody was charged for: optional from format 4, never negative, carried
+    through an import, and no input of the replay (its ``received_ms`` is the charge)."""
+    record = await finished_record()
+    audited = copy.deepcopy(record)
+    audited["versions"][3]["relayed_ms"] = 1_840
+    document = parse_document(audited)
+    assert verify(document).versions == len(record["versions"])
+    imported = records_for_import(document, "m-imported", 1_796_046_300_000)
+    assert [e.relayed_ms for e in imported.events][2:5] == [None, 1_840, None]
+    assert version_of(imported.events[3])["relayed_ms"] == 1_840
+    assert "relayed_ms" not in version_of(imported.events[2])
+    negative = copy.deepcopy(audited)
+    negative["versions"][3]["relayed_ms"] = -1
+    with pytest.raises(RecordFormatError, match=r"versions\[3\]\.relayed_ms: expected"):
+        parse_document(negative)
+    third = copy.deepcopy(audited)
+    del third["match"]["settings"]["first_decision_grace_ms"]
+    with pytest.raises(RecordFormatError, match=r"versions\[3\]: unknown field 'relayed_ms'"):
+        parse_document({**third, "format_version": 3})
 
 
 async def test_describe_prints_the_header_then_each_version() -> None:

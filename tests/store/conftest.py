@@ -15,9 +15,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -113,3 +114,43 @@ async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIter
         await upgrade_to_head(made)
         async with SqlStore(made) as started:
             yield started
+
+
+@pytest.fixture
+def versions_without_relayed_ms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's store reading and writing versions as the releases before revision 8f3b6a2d4c19
+    did, without ``relayed_ms``: for the tests that fill a database at an earlier revision with
+    it and read it back there."""
+    from sqlalchemy.orm import defer
+
+    from spectacular_bid.store import records, repository, sqlite_batches, writer
+    from spectacular_bid.store.models import MatchEvent
+
+    earlier = records.EVENT_COLUMNS[:-1]
+    assert records.EVENT_COLUMNS[-1] == "relayed_ms"
+    event_values, event_record, select = records.event_values, records.event_record, sa.select
+
+    class Earlier:
+        """A row read without ``relayed_ms``, which the earlier schema does not have."""
+
+        relayed_ms = None
+
+        def __init__(self, row: MatchEvent) -> None:
+            self.row = row
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.row, name)
+
+    def select_earlier(*entities: Any) -> Any:
+        statement = select(*entities)
+        if len(entities) == 1 and entities[0] is MatchEvent:
+            statement = statement.options(defer(MatchEvent.relayed_ms, raiseload=True))
+        return statement
+
+    monkeypatch.setattr(writer, "EVENT_COLUMNS", earlier)
+    monkeypatch.setattr(sqlite_batches, "EVENT_COLUMNS", earlier)
+    monkeypatch.setattr(repository, "event_values", lambda e, d: event_values(e, d)[:-1])
+    monkeypatch.setattr(repository, "select", select_earlier)
+    monkeypatch.setattr(
+        repository, "event_record", lambda row: event_record(cast(MatchEvent, Earlier(row)))
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -17,6 +18,8 @@ from spectacular_bid.store.repository import SqlStore
 from .conftest import Database
 from .factories import WALL_MS, event, match, seed
 from .test_migration_ratings import migrate
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 PREVIOUS: Final = "5d2e8f1a7c34"
 REVISION: Final = "7a1c3e5f9b20"

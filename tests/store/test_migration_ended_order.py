@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from typing import Final
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from spectacular_bid.store.migrate import current_revision, head_revision
+from spectacular_bid.store.migrate import current_revision
 from spectacular_bid.store.repository import SqlStore
 
 from .conftest import Database
 from .ended_rows import seed_ended
 from .test_migration_owners import rows
 from .test_migration_ratings import migrate
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 PREVIOUS: Final = "2b7d9e4c6a13"
 REVISION: Final = "4e8a1c6d2f57"
@@ -40,7 +43,7 @@ async def test_upgrade_adds_the_index_and_keeps_every_row(database: Database) ->
     kept = {table: await rows(engine, table) for table in TABLES}
     assert INDEX not in await indexes(engine)
     await migrate(engine, "upgrade", REVISION)
-    assert await current_revision(engine) == REVISION == head_revision()
+    assert await current_revision(engine) == REVISION
     assert INDEX in await indexes(engine)
     for table, before in kept.items():
         assert await rows(engine, table) == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Final
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -21,6 +22,8 @@ from .conftest import Database
 from .factories import event, match, seed
 from .test_migration_chat import tables
 from .test_migration_ratings import migrate
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 PREVIOUS: Final = "7a1c3e5f9b20"
 REVISION: Final = "9c3d5e7f1a42"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Final
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -17,6 +18,8 @@ from spectacular_bid.store.repository import SqlStore
 from .conftest import Database
 from .factories import event, match, seed
 from .test_migration_ratings import migrate
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 PREVIOUS: Final = "9c3d5e7f1a42"
 REVISION: Final = "2b7d9e4c6a13"

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.engine import Connection
@@ -26,6 +27,8 @@ from spectacular_bid.store.repository import SqlStore
 
 from .conftest import Database
 from .factories import WALL_MS, event, player
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 PREVIOUS: Final = "3b9f4c2d8e10"
 REVISION: Final = "5d2e8f1a7c34"

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+import pytest
 import sqlalchemy as sa
 from alembic import command
 from sqlalchemy.engine import Connection
@@ -27,6 +28,8 @@ from spectacular_bid.store.repository import SqlStore
 
 from .conftest import Database
 from .factories import WALL_MS, event, player
+
+pytestmark = pytest.mark.usefixtures("versions_without_relayed_ms")
 
 INITIAL: Final = "1ee0302b9655"
 REVISION: Final = "6c07a19aca3a"

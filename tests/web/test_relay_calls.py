@@ -1,7 +1,8 @@
 """The relay's calls between server processes (issue 13 item 2), over a bus held in memory: a
 reply is matched to its call by number, an owner's refusal is raised as the same
-:class:`Rejection`, and a call nobody answers fails as ``server_busy`` after
-``CALL_TIMEOUT_S``, leaving nothing behind."""
+:class:`Rejection`, a request lost is sent again by the asking process and run once, and a call
+nobody answers fails as ``server_busy`` after ``CALL_TIMEOUT_S``, leaving nothing behind. A
+relayed command's receipt is read against the owner's clock within ``RELAY_BOUND_MS``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import pytest
 
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.web import relay as relay_module
-from spectacular_bid.web.relay import RETRY_AFTER_S, SERVER_CHANNEL, Relay, Request
+from spectacular_bid.web.relay import (
+    ANSWERED_KEEP_MS,
+    RELAY_BOUND_MS,
+    RETRY_AFTER_S,
+    SERVER_CHANNEL,
+    Relay,
+    Request,
+    relayed_ms,
+)
 
 
 class MemoryBus:
@@ -20,12 +29,16 @@ class MemoryBus:
     of the loop, as Redis delivers it; ``deaf`` drops everything sent to a channel."""
 
     is_up = True
+    """Set on an instance to take its bus down (a subclass may make it a property)."""
 
     def __init__(self) -> None:
         self.handlers: dict[str, Callable[[str], None]] = {}
         self.deaf: set[str] = set()
+        self.reconnected: list[Callable[[], None]] = []
+        self.sent: list[str] = []
 
     def send(self, channel: str, text: str) -> None:
+        self.sent.append(text)
         handler = self.handlers.get(channel)
         if handler is not None and channel not in self.deaf:
             asyncio.get_running_loop().call_soon(handler, text)
@@ -35,6 +48,14 @@ class MemoryBus:
 
     async def unlisten(self, channel: str) -> None:
         self.handlers.pop(channel, None)
+
+    def on_reconnect(self, callback: Callable[[], None]) -> None:
+        self.reconnected.append(callback)
+
+    def back(self) -> None:
+        self.is_up = True
+        for callback in self.reconnected:
+            callback()
 
 
 async def pair() -> tuple[MemoryBus, Relay, Relay]:
@@ -125,7 +146,7 @@ async def test_a_cancelled_call_leaves_no_call_and_no_timer(
 ) -> None:
     asker = unheard
     fired: list[object] = []
-    monkeypatch.setattr(relay_module, "_expire", fired.append)
+    monkeypatch.setattr(Relay, "_again", lambda self, number: fired.append(number))
     call = asyncio.create_task(asker.call("owner", "submit", {}))
     await asyncio.sleep(0.01)
     call.cancel()
@@ -134,3 +155,104 @@ async def test_a_cancelled_call_leaves_no_call_and_no_timer(
     await asyncio.sleep(0.1)
     assert not asker._calls
     assert not fired, "the timer of a cancelled call is cancelled with it"
+
+
+@pytest.fixture
+async def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attempts every 20 ms, calls that give up after a second."""
+    monkeypatch.setattr(relay_module, "ATTEMPT_S", 0.02)
+    monkeypatch.setattr(relay_module, "CALL_TIMEOUT_S", 1.0)
+
+
+@pytest.mark.usefixtures("quick")
+async def test_a_reply_lost_is_asked_again_and_the_command_runs_once() -> None:
+    bus, asker, owner = await pair()
+    ran: list[Request] = []
+    replied = asyncio.Event()
+
+    async def submit(request: Request) -> dict[str, object]:
+        ran.append(request)
+        replied.set()
+        return {"v": 7}
+
+    owner.serve("submit", submit)
+    bus.deaf.add(SERVER_CHANNEL + "asker")  # the owner's reply is lost (Redis restarting)
+    call = asyncio.create_task(asker.call("owner", "submit", {"m": "m1"}))
+    await replied.wait()
+    requests = len([t for t in bus.sent if '"op":"submit"' in t])
+    while len([t for t in bus.sent if '"op":"submit"' in t]) == requests:
+        await asyncio.sleep(0.005)  # until the asker sends it again
+    bus.deaf.clear()
+
+    assert (await call)["v"] == 7
+    assert len(ran) == 1, "a retry is answered with the first reply, never run again"
+    assert not asker._calls
+
+
+@pytest.mark.usefixtures("quick")
+async def test_a_call_while_the_bus_is_down_goes_when_it_is_back() -> None:
+    bus, asker, owner = await pair()
+
+    async def view(request: Request) -> dict[str, object]:
+        return {"text": "seen"}
+
+    owner.serve("view", view)
+    bus.is_up = False
+    call = asyncio.create_task(asker.call("owner", "view", {}))
+    await asyncio.sleep(0.1)  # five attempts' worth of time with the bus down
+    assert not call.done()
+    assert bus.sent == [], "nothing is sent into a bus that is down"
+    bus.back()
+
+    assert (await call)["text"] == "seen"
+
+
+@pytest.mark.parametrize(
+    ("before_ms", "expected_ms"),
+    [(0, 0), (1_500, 1_500), (-3_000, 0), (RELAY_BOUND_MS + 60_000, RELAY_BOUND_MS)],
+    ids=["at once", "held by a restart", "from the future", "older than the bound"],
+)
+async def test_a_relayed_command_s_receipt_is_read_within_the_bound(
+    monkeypatch: pytest.MonkeyPatch, before_ms: int, expected_ms: int
+) -> None:
+    """``rw`` is the asking process's wall time of the receipt; the owner takes the command as
+    that much older than its own receipt, never newer and never more than the bound."""
+    monkeypatch.setattr(relay_module, "wall_ms", lambda: 50_000_000)
+    _, asker, owner = await pair()
+    seen: list[Request] = []
+
+    async def submit(request: Request) -> dict[str, object]:
+        seen.append(request)
+        return {"v": 1}
+
+    owner.serve("submit", submit)
+    await asker.call("owner", "submit", {"rw": 50_000_000 - before_ms})
+
+    assert relayed_ms(seen[0]) == expected_ms
+    assert seen[0]["at"] == 2_000
+
+
+async def test_an_owner_forgets_its_answers_after_a_retry_could_come() -> None:
+    """Each request's reply is kept for a retry :data:`ANSWERED_KEEP_MS` at least and twice that
+    at most: an owner's memory of them does not grow with its uptime."""
+    bus = MemoryBus()
+    now = [0]
+    asker = Relay(bus, "asker", lambda: now[0])  # type: ignore[arg-type]
+    owner = Relay(bus, "owner", lambda: now[0])  # type: ignore[arg-type]
+    await asker.start()
+    await owner.start()
+
+    async def view(request: Request) -> dict[str, object]:
+        return {"text": "seen"}
+
+    owner.serve("view", view)
+    await asker.call("owner", "view", {})  # request 1, at 0
+    first = ("asker", 1)
+    kept_until = 0
+    for step in range(1, 9):
+        now[0] = step * ANSWERED_KEEP_MS // 2
+        await asker.call("owner", "view", {})
+        if first in owner._answers or first in owner._older:
+            kept_until = now[0]
+    assert ANSWERED_KEEP_MS <= kept_until < 2 * ANSWERED_KEEP_MS
+    assert len(owner._answers) + len(owner._older) <= 4, "only the last two generations"

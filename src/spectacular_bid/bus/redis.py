@@ -38,7 +38,12 @@ from spectacular_bid.service.bus import BusDownError, Handler
 log = logging.getLogger(__name__)
 
 RETRY_FIRST_S: Final = 0.05
-RETRY_MAX_S: Final = 1.0
+RETRY_MAX_S: Final = 0.25
+"""The longest pause between two attempts to reach Redis again: a restarted Redis is found
+within it, and what it held up (the versions of a seat on the move, its commands) goes on. Each
+second of it was a second the seats of relayed sockets waited on a restart already over
+(PROTOCOL.md *Several servers on one database*: a restart costs a seat what it lasts, no more);
+an attempt at a Redis that is down is refused at once, so four a second cost nothing."""
 CONNECT_TIMEOUT_S: Final = 2.0
 PING_S: Final = 2.0
 PING_TIMEOUT_S: Final = 5.0

@@ -74,6 +74,7 @@ class _Command:
     received_ms: int
     seat: Seat | None
     reply: asyncio.Future[int]
+    relayed_ms: int | None
 
 
 @dataclass(slots=True)
@@ -224,8 +225,11 @@ class MatchActor:
         version: int,
         received_ms: int,
         seat: Seat | None = None,
+        relayed_ms: int | None = None,
     ) -> int:
         """Apply a player's command; return the version it leaves, or raise :class:`Rejection`.
+        ``relayed_ms``: how long before ``received_ms``'s owner-side reading the command spent in
+        the relay from another server process (recorded as the clock audit, never charged).
 
         The future is dropped before a refusal leaves: raised by ``await reply``, the refusal
         holds a traceback through this frame, whose ``reply`` holds the refusal, a cycle through
@@ -233,7 +237,9 @@ class MatchActor:
         freezes such objects and sweeps only while no clock runs (``web/collector.py``), which
         under load is never: a one-hour soak kept every refused command's socket (issue 10)."""
         reply: asyncio.Future[int] = self._future()
-        self._queue.put_nowait(_Command(player_id, command, version, received_ms, seat, reply))
+        self._queue.put_nowait(
+            _Command(player_id, command, version, received_ms, seat, reply, relayed_ms)
+        )
         try:
             return await reply
         finally:
@@ -285,7 +291,7 @@ class MatchActor:
         if isinstance(mail, _Command):
             await self._guard_timing()
             submit = Submit(mail.player_id, mail.command, mail.version, mail.received_ms, mail.seat)
-            outcome = await self._advance(submit)
+            outcome = await self._advance(submit, mail.relayed_ms)
             if _applied(outcome):
                 self._telemetry.command_applied(self._now_ms() - mail.received_ms)
             _answer(mail.reply, outcome, self.state.version)
@@ -335,8 +341,11 @@ class MatchActor:
     def _seed(self) -> DealSeed:
         return DealSeed(self._decks(), new_salt())
 
-    async def _advance(self, command: Input) -> Transition | Rejection:
-        """Step, commit, install, publish (durability order: stored before anyone is told)."""
+    async def _advance(
+        self, command: Input, relayed_ms: int | None = None
+    ) -> Transition | Rejection:
+        """Step, commit, install, publish (durability order: stored before anyone is told).
+        ``relayed_ms`` is the command's time in the relay, recorded with its version."""
         now = self._now_ms()
         outcome = step(self.state, command, now)
         if isinstance(outcome, NeedsDeck):  # a deck is drawn only for a deal (STYLE rule 2)
@@ -353,7 +362,7 @@ class MatchActor:
             header = header_of(self.id, new, self.created_wall_ms, wall)
         try:
             await self._store.append(
-                [event_record(self.id, entry, wall)],
+                [event_record(self.id, entry, wall, relayed_ms)],
                 rounds=round_records(self.id, entry),
                 match=header,
                 rated=rated_result(header) if header is not None and not new.is_live else None,

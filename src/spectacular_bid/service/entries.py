@@ -15,7 +15,10 @@ from spectacular_bid.service.seat_names import names_setting
 from spectacular_bid.service.state import Entry, MatchState
 
 
-def event_record(match_id: str, entry: Entry, wall_ms: int) -> EventRecord:
+def event_record(
+    match_id: str, entry: Entry, wall_ms: int, relayed_ms: int | None = None
+) -> EventRecord:
+    """``relayed_ms``: the relay's delay of the command that made ``entry`` (the clock audit)."""
     return EventRecord(
         match_id=match_id,
         version=entry.version,
@@ -26,6 +29,7 @@ def event_record(match_id: str, entry: Entry, wall_ms: int) -> EventRecord:
         mono_ms=entry.now_ms,
         clock=clock_json(entry.clock),
         received_ms=entry.received_ms,
+        relayed_ms=relayed_ms,
     )
 
 

@@ -160,6 +160,10 @@ class EventRecord:
     received_ms: int | None = None
     """When the server received the command, the time its clock charge was taken at (R7.7);
     None in versions written before record format 2, whose replay infers it from the clocks."""
+    relayed_ms: int | None = None
+    """The clock audit of a relayed command: how long it spent in the relay between the server
+    process whose socket received it and the match's owner, which did not charge it (R7.7,
+    PROTOCOL.md *Several servers on one database*); None for any other version."""
 
 
 @dataclass(frozen=True, slots=True)

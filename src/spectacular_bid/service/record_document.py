@@ -137,6 +137,10 @@ _ROUND_FIELDS: Final = frozenset({"number", "commitment", "salt", "deck"})
 _VERSION_FIELDS: Final = frozenset(
     {"version", "seat", "command", "events", "wall_ms", "mono_ms", "received_ms", "clock"}
 )
+RELAYED: Final = "relayed_ms"
+"""A version's optional field from format 4 on: how long its command spent in the relay between
+server processes, charged to nobody (the clock audit); absent for every other version."""
+RELAYED_SINCE: Final = 4
 
 
 class RecordFormatError(ValueError):
@@ -315,7 +319,7 @@ def _parse_versions(data: object, version: int) -> list[dict[str, Any]]:
     for i, item in enumerate(versions):
         where = f"versions[{i}]"
         _expect(item, dict, where, "an object")
-        _only(item, _VERSION_FIELDS, where)
+        _only(item, _VERSION_FIELDS | ({RELAYED} if version >= RELAYED_SINCE else set()), where)
         _expect(_field(item, "version", where), int, f"{where}.version", "an integer")
         _expect(_field(item, "seat", where), (str, type(None)), f"{where}.seat", "a seat or null")
         _expect(_field(item, "command", where), dict, f"{where}.command", "an object")
@@ -326,6 +330,8 @@ def _parse_versions(data: object, version: int) -> list[dict[str, Any]]:
         # same (the replay uses it).
         received = _field(item, "received_ms", where) if version >= 2 else item.get("received_ms")
         _ms(received, f"{where}.received_ms", wall=False, nullable=True)
+        if RELAYED in item:
+            _ms(item[RELAYED], f"{where}.{RELAYED}", wall=False)
         _field(item, "clock", where)
     return versions
 
@@ -373,8 +379,9 @@ def admission(document: MatchDocument) -> NotAdmitted | None:
 
 
 def version_of(record: EventRecord) -> dict[str, Any]:
-    """A stored version in the shape of a record document's ``versions`` item."""
-    return {
+    """A stored version in the shape of a record document's ``versions`` item (``relayed_ms``
+    only where the command was relayed)."""
+    version = {
         "version": record.version,
         "seat": record.seat,
         "command": record.command,
@@ -384,3 +391,6 @@ def version_of(record: EventRecord) -> dict[str, Any]:
         "received_ms": record.received_ms,
         "clock": record.clock,
     }
+    if record.relayed_ms is not None:
+        version[RELAYED] = record.relayed_ms
+    return version

@@ -32,8 +32,10 @@ from spectacular_bid.service.record_document import (
     FIRST_DECISION_GRACE,
     IMPORTED,
     IMPORTED_ID,
+    RELAYED,
     MatchDocument,
     RecordFormatError,
+    version_of,
 )
 from spectacular_bid.service.refusals import ErrorCode, Rejection
 from spectacular_bid.service.seat_names import SEAT_NAMES, checked_names, names_in, names_setting
@@ -108,19 +110,7 @@ def build_document(
             }
             for r in (by_number[n] for n in sorted(by_number))
         ],
-        versions=[
-            {
-                "version": e.version,
-                "seat": e.seat,
-                "command": e.command,
-                "events": e.events,
-                "wall_ms": e.wall_ms,
-                "mono_ms": e.mono_ms,
-                "received_ms": e.received_ms,
-                "clock": e.clock,
-            }
-            for e in events
-        ],
+        versions=[version_of(e) for e in events],
     )
 
 
@@ -221,6 +211,7 @@ def records_for_import(
             mono_ms=v["mono_ms"],
             clock=v["clock"],
             received_ms=v.get("received_ms"),
+            relayed_ms=v.get(RELAYED),
         )
         for v in document.versions
     ]

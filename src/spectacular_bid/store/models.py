@@ -199,6 +199,9 @@ class MatchEvent(Base):
     """When the server received the command, on the same monotonic clock: the time its clock
     charge was taken at (R7.7). NULL in versions stored before revision 6c07a19aca3a added it,
     whose replay infers it from the clock readings."""
+    relayed_ms: Mapped[int | None] = mapped_column(BigInteger)
+    """A relayed command's time in the relay, charged to nobody (the clock audit); NULL for
+    every other version and for those stored before revision 8f3b6a2d4c19 added it."""
 
 
 class RatingChange(Base):

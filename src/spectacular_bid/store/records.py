@@ -164,6 +164,7 @@ EVENT_COLUMNS: Final = (
     "monotonic_ms",
     "clock",
     "received_ms",
+    "relayed_ms",
 )
 """The order of the values of :func:`event_values`."""
 
@@ -190,6 +191,7 @@ def event_values(event: EventRecord, dialect: str) -> tuple[Any, ...]:
         event.mono_ms,
         encode_json(event.clock),
         event.received_ms,
+        event.relayed_ms,
     )
 
 
@@ -204,6 +206,7 @@ def event_record(row: MatchEvent) -> EventRecord:
         mono_ms=row.monotonic_ms,
         clock=row.clock,
         received_ms=row.received_ms,
+        relayed_ms=row.relayed_ms,
     )
 
 

@@ -6,7 +6,7 @@ room's presence like a local one; its process renews the attachments of all its 
 one **holds** every :data:`~spectacular_bid.web.remote_room.HOLD_S`, and an attachment not held for
 :data:`STALE_MS` is dropped (the process died: its players are no longer online). Its commands,
 chat lines, joins and reads come as requests and are run here exactly as a local socket's would
-be, at this process's receive time (R7.7).
+be; a command at its receipt by the process its socket is on (R7.7, ``web/relay.py``).
 
 While a match has remote sockets, its room has a :class:`MatchFeed`, which sends every version
 on the match's channel: the ``update`` message of each audience the remote sockets watch as,
@@ -31,7 +31,14 @@ from spectacular_bid.web.chat_messages import ClientChat
 from spectacular_bid.web.frames import VersionFrames
 from spectacular_bid.web.json_text import compact
 from spectacular_bid.web.messages import ClientPing, command_of, parse_client_message
-from spectacular_bid.web.relay import MATCH_CHANNEL, Body, Relay, Request, player_of
+from spectacular_bid.web.relay import (
+    MATCH_CHANNEL,
+    Body,
+    Relay,
+    Request,
+    player_of,
+    relayed_ms,
+)
 from spectacular_bid.web.room import Room, Rooms, audience_for
 from spectacular_bid.web.version_texts import FORMAT, encode
 
@@ -200,12 +207,14 @@ class OwnerSide:
         if isinstance(message, ClientPing | ClientChat):
             raise Rejection(ErrorCode.BAD_MESSAGE, "only commands are relayed as commands")
         player_id = request.get("player_id")
+        relayed = relayed_ms(request)
         version = await actor.submit(
             str(player_id) if player_id is not None else None,
             command_of(message),
             message.version,
-            int(request["at"]),
+            int(request["at"]) - (relayed or 0),  # its receipt by the server (R7.7)
             message.acting_seat(),
+            relayed,
         )
         return {"v": version}
 

@@ -34,7 +34,7 @@ from spectacular_bid.service.timesource import wall_ms
 from spectacular_bid.web.frames import VersionFrames, events_text, update_message
 from spectacular_bid.web.json_text import compact, parse
 from spectacular_bid.web.messages import ClientCommand
-from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json
+from spectacular_bid.web.relay import MATCH_CHANNEL, Relay, player_json, received_wall_ms
 from spectacular_bid.web.room import RoomSettings
 from spectacular_bid.web.subscriber import Subscriber
 from spectacular_bid.web.version_texts import FORMAT, MARK, VersionTexts, decode
@@ -261,9 +261,11 @@ class RemoteRoom:
     async def submit(
         self, player_id: str | None, data: object, message: ClientCommand, received_ms: int
     ) -> int:
-        """The command, relayed: ``data`` as the client sent it, parsed again and timed at the
-        owner (R7.7), so neither ``message`` nor ``received_ms`` travels."""
-        body = {"m": self.id, "player_id": player_id, "data": data}
+        """The command, relayed: ``data`` as the client sent it, parsed again at the owner, and
+        this process's receipt, which is the server's (R7.7): what the relay then takes is not
+        the player's (``web/relay.py``)."""
+        rw = received_wall_ms(received_ms, self.relay.now_ms())
+        body = {"m": self.id, "player_id": player_id, "data": data, "rw": rw}
         reply = await self.relay.call(self.owner, "submit", body)
         return int(reply["v"])
 
