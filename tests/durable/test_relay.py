@@ -1,6 +1,6 @@
-"""Sockets on any server process (issue 13 item 2): real processes on one database, relaying
-through the real Redis of the machine (``TEST_REDIS_URL``; CI sets it, and there a missing Redis
-fails the run rather than skipping it).
+"""Sockets on any server process (PROTOCOL.md "Several servers on one database"): real processes on
+one database, relaying through the real Redis of the machine (``TEST_REDIS_URL``; CI sets it, and
+there a missing Redis fails the run rather than skipping it).
 
 A match is made on one process and joined through another, and its two players and a spectator
 are connected to three different processes: the second player's commands are relayed to the
@@ -189,7 +189,7 @@ async def test_a_socket_on_another_process_reads_the_chat_so_far(
     target: Target, tmp_path: Path, redis_url: str
 ) -> None:
     """The owner tells each attaching socket how many lines the match has; one that has some
-    is sent them after its state, wherever it is (issue 12 item 1)."""
+    is sent them after its state, wherever it is (PROTOCOL.md "chat")."""
     async with AsyncExitStack() as stack:
         table, b = await idle_spread_table(stack, target, tmp_path, redis_url)
         bo = table.seats[1]

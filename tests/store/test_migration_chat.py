@@ -1,4 +1,4 @@
-"""Revision 7a1c3e5f9b20 adds chat in place (issue 12 item 1): a database of the earlier release
+"""Revision 7a1c3e5f9b20 adds chat in place (PROTOCOL.md "chat"): a database of the earlier release
 keeps every player, match and version as it was, gains an empty ``chat_line`` that takes lines at
 once, and the downgrade drops that table and nothing else."""
 

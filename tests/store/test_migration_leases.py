@@ -1,8 +1,8 @@
-"""Revision 9c3d5e7f1a42 adds server leases in place (issue 13 item 1): a database of the earlier
-release keeps every player, match and version as it was and gains an empty ``server`` and
-``match_owner``; its live match, which no server owns, is adopted by exactly one of the servers
-that start on it (to be ended as D5 says) and its ended one by none; the downgrade drops the two
-tables and nothing else."""
+"""Revision 9c3d5e7f1a42 adds server leases in place (PROTOCOL.md "Several servers on one
+database"): a database of the earlier release keeps every player, match and version as it was and
+gains an empty ``server`` and ``match_owner``; its live match, which no server owns, is adopted by
+exactly one of the servers that start on it (to be ended as D5 says) and its ended one by none; the
+downgrade drops the two tables and nothing else."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Revision 2b7d9e4c6a13 deletes the owner rows of ended matches in place (issue 13 item 1): a
-database of the earlier release, whose rows stayed after their match ended, keeps every player,
-match, round and version, and the owner of each live match; the downgrade changes nothing."""
+"""Revision 2b7d9e4c6a13 deletes the owner rows of ended matches in place (PROTOCOL.md "Several
+servers on one database"): a database of the earlier release, whose rows stayed after their match
+ended, keeps every player, match, round and version, and the owner of each live match; the downgrade
+changes nothing."""
 
 from __future__ import annotations
 

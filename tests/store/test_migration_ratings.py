@@ -1,7 +1,7 @@
-"""Revision 5d2e8f1a7c34 adds ratings in place (issue 11 item 2): every stored player keeps its
-row with no rating, every stored match keeps its row with both account flags false and
-``rated = false`` (its replay would re-derive false from those flags), ``rating_change`` starts
-empty; the downgrade drops what the upgrade added and nothing else."""
+"""Revision 5d2e8f1a7c34 adds ratings in place (PROTOCOL.md "Players: profiles, ratings and
+archives"): every stored player keeps its row with no rating, every stored match keeps its row with
+both account flags false and ``rated = false`` (its replay would re-derive false from those flags),
+``rating_change`` starts empty; the downgrade drops what the upgrade added and nothing else."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Revision 6c07a19aca3a upgrades a database of the earlier release in place: its versions gain a
-NULL ``received_ms``, and the matches that release rated against issue 9 §9 (shared-device ones
-above all) become unrated, while every other row stays as it was."""
+NULL ``received_ms``, and the matches that release rated against the rated policy (shared-device
+ones above all) become unrated, while every other row stays as it was."""
 
 from __future__ import annotations
 

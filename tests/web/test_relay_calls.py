@@ -1,8 +1,8 @@
-"""The relay's calls between server processes (issue 13 item 2), over a bus held in memory: a
-reply is matched to its call by number, an owner's refusal is raised as the same
-:class:`Rejection`, a request lost is sent again by the asking process and run once, and a call
-nobody answers fails as ``server_busy`` after ``CALL_TIMEOUT_S``, leaving nothing behind. A
-relayed command's receipt is read against the owner's clock within ``RELAY_BOUND_MS``."""
+"""The relay's calls between server processes (PROTOCOL.md "Several servers on one database"), over
+a bus held in memory: a reply is matched to its call by number, an owner's refusal is raised as the
+same :class:`Rejection`, a request lost is sent again by the asking process and run once, and a call
+nobody answers fails as ``server_busy`` after ``CALL_TIMEOUT_S``, leaving nothing behind. A relayed
+command's receipt is read against the owner's clock within ``RELAY_BOUND_MS``."""
 
 from __future__ import annotations
 

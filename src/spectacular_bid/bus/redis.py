@@ -1,4 +1,4 @@
-"""The bus on Redis pub/sub (issue 13 item 2).
+"""The bus on Redis pub/sub (PROTOCOL.md "Several servers on one database").
 
 Redis pub/sub delivers at most once and keeps nothing: exactly the bus's promise, and nothing
 depends on more (the database is authoritative). What the relay sends and reads — every version

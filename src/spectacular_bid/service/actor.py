@@ -1,4 +1,5 @@
-"""One live match: a thin shell that runs the match machine (issue 9 §2).
+"""One live match: a thin shell that runs the match machine (ARCHITECTURE.md "The life of a
+command").
 
 One queue, one consumer task: every input — a player's command, a join, a timer, a stall — is
 taken in arrival order (lila's ``RoundAsyncActor``) and handed to
@@ -95,7 +96,8 @@ class _Stall:
 
 @dataclass(slots=True)
 class _Leave:
-    """Stand the clocks for a hand-over to a peer (issue 13 item 4); nothing is taken after."""
+    """Stand the clocks for a hand-over to a peer (PROTOCOL.md "Several servers on one database");
+    nothing is taken after."""
 
     reply: asyncio.Future[int]
 
@@ -175,9 +177,9 @@ class MatchActor:
         self._arm_all()
 
     async def hand_over(self) -> int:
-        """Stand the clocks after every input already queued, store that version, and take
-        nothing more (issue 13 item 4); return the version. Raise :class:`Rejection` when the
-        version could not be stored: the match then goes on here."""
+        """Stand the clocks after every input already queued, store that version, and take nothing
+        more (PROTOCOL.md "Several servers on one database"); return the version. Raise
+        :class:`Rejection` when the version could not be stored: the match then goes on here."""
         reply: asyncio.Future[int] = self._future()
         self._queue.put_nowait(_Leave(reply))
         try:
@@ -206,9 +208,9 @@ class MatchActor:
 
     def take_log(self) -> list[Entry]:
         """Every version so far, once: the first listener keeps the move list from then on
-        (the web layer's room, issue 9 §10), so the actor stops keeping it. A match's whole
+        (the web layer's room), so the actor stops keeping it. A match's whole
         log held twice, as entries here and as text there, was most of a loaded server's
-        memory (issue 10)."""
+        memory (OPERATIONS.md "Under load and abuse")."""
         log, self._log = self._log, None
         return log or []
 
@@ -231,11 +233,12 @@ class MatchActor:
         ``relayed_ms``: how long before ``received_ms``'s owner-side reading the command spent in
         the relay from another server process (recorded as the clock audit, never charged).
 
-        The future is dropped before a refusal leaves: raised by ``await reply``, the refusal
-        holds a traceback through this frame, whose ``reply`` holds the refusal, a cycle through
-        the caller's frame too (a socket, its transport, its request: ~70 objects). The collector
-        freezes such objects and sweeps only while no clock runs (``web/collector.py``), which
-        under load is never: a one-hour soak kept every refused command's socket (issue 10)."""
+        The future is dropped before a refusal leaves: raised by ``await reply``, the refusal holds
+        a traceback through this frame, whose ``reply`` holds the refusal, a cycle through the
+        caller's frame too (a socket, its transport, its request: ~70 objects). The collector
+        freezes such objects and sweeps only while no clock runs (``web/collector.py``), which under
+        load is never: a one-hour soak kept every refused command's socket (OPERATIONS.md "Under
+        load and abuse")."""
         reply: asyncio.Future[int] = self._future()
         self._queue.put_nowait(
             _Command(player_id, command, version, received_ms, seat, reply, relayed_ms)
@@ -348,7 +351,7 @@ class MatchActor:
         ``relayed_ms`` is the command's time in the relay, recorded with its version."""
         now = self._now_ms()
         outcome = step(self.state, command, now)
-        if isinstance(outcome, NeedsDeck):  # a deck is drawn only for a deal (STYLE rule 2)
+        if isinstance(outcome, NeedsDeck):  # a deck is drawn only for a deal: no global randomness
             outcome = step(self.state, with_deck(command, self._seed()), now)
         assert not isinstance(outcome, NeedsDeck)
         if isinstance(outcome, Rejection) or outcome.entry is None:

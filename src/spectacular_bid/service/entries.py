@@ -1,7 +1,7 @@
 """What the machine's output becomes in the store: a version's row, its round rows, the header.
 
 The live actor and start-up recovery write through these, so a version is stored the same way
-whoever made it (issue 9 §2: the round rows and the header go in the version's own commit).
+whoever made it (the round rows and the header go in the version's own commit).
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ def header_of(
 
 
 def rated_result(header: MatchRecord) -> RatedResult | None:
-    """What the store rates with the match's ending (issue 11 item 2), for a rated header."""
+    """What the store rates with the match's ending (PROTOCOL.md "Players: profiles, ratings and
+    archives"), for a rated header."""
     if not header.rated or header.first_player is None or header.second_player is None:
         return None
     return RatedResult(

@@ -1,4 +1,5 @@
-"""The storage port: what the service needs from a database, and nothing more (STYLE rule 1).
+"""The storage port: what the service needs from a database, and nothing more, so every dependency
+points inward.
 
 The service calls :meth:`MatchStore.append` and waits for it before anyone is told of a command's
 events, so whatever a player saw is durable. :mod:`spectacular_bid.service.memory` implements the
@@ -26,7 +27,7 @@ class MatchMode(Enum):
     SHARED = "shared"
     """Both seats on one device, with a private hand-over between turns (R7.5)."""
     BOT = "bot"
-    """Against the computer, which takes the second seat (issue 14); never rated."""
+    """Against the computer, which takes the second seat; never rated."""
 
 
 class MatchStatus(Enum):
@@ -42,9 +43,9 @@ class MatchStatus(Enum):
 class Player:
     """Who holds a seat or watches: an id, the display name, and whether it is an account.
 
-    ``account`` is as it was when the player took a seat: a match is rated only between two
-    accounts (issue 11 item 2), and a guest who makes an account later does not make its earlier
-    matches rated."""
+    ``account`` is as it was when the player took a seat: a match is rated only between two accounts
+    (PROTOCOL.md "Players: profiles, ratings and archives"), and a guest who makes an account later
+    does not make its earlier matches rated."""
 
     id: str
     name: str
@@ -63,7 +64,8 @@ class PlayerRecord:
     password_hash: str | None = None
     """An account's password hash; None for a guest."""
     rating: Rating | None = None
-    """The rating after the player's last rated match; None until its first (issue 11 item 2)."""
+    """The rating after the player's last rated match; None until its first (PROTOCOL.md "Players:
+    profiles, ratings and archives")."""
     rated_at_ms: int | None = None
     """Wall ms of the end of the player's last rated match (its deviation grows from then)."""
 
@@ -100,7 +102,7 @@ class MatchRecord:
     ended_at_ms: int | None
     imported_id: str | None = None
     """For a match imported from a record document, the id that document gave it: the match's
-    own id is always a fresh one of this server's (issue 10 item 5). None for every other match,
+    own id is always a fresh one of this server's. None for every other match,
     and for matches imported before the id was kept."""
     first_account: bool = False
     """Whether the first seat's player was an account when it took the seat (the rated policy
@@ -110,8 +112,9 @@ class MatchRecord:
 
 @dataclass(frozen=True, slots=True)
 class RatedResult:
-    """A rated match's result, stored with its ending (issue 11 item 2): the store rates both
-    players in the same transaction, from their ratings as stored then."""
+    """A rated match's result, stored with its ending (PROTOCOL.md "Players: profiles, ratings and
+    archives"): the store rates both players in the same transaction, from their ratings as stored
+    then."""
 
     match_id: str
     first_player: str
@@ -183,7 +186,7 @@ class RoundRecord:
 
 @dataclass(frozen=True, slots=True)
 class ChatRecord:
-    """One chat line of a match (issue 12 item 1): never part of its versions."""
+    """One chat line of a match (PROTOCOL.md "chat"): never part of its versions."""
 
     match_id: str
     number: int
@@ -205,15 +208,16 @@ class StorageError(RuntimeError):
 
 
 class LeaseLostError(StorageError):
-    """This server no longer owns its matches: a peer took its lease over (issue 13 item 1)
-    and ends them, so this server may write nothing more and must let them go."""
+    """This server no longer owns its matches: a peer took its lease over (PROTOCOL.md "Several
+    servers on one database") and ends them, so this server may write nothing more and must let them
+    go."""
 
 
 class MatchStore(Protocol):
     async def unready_reason(self) -> str | None:
         """Why the store cannot serve now — its database unreachable, its schema not the one
         this program needs — or None when it can. A proxy sends a replica nothing while it says
-        why (``/readyz``, issue 13 item 7), so it must answer quickly and never raise."""
+        why (``/readyz``), so it must answer quickly and never raise."""
         ...
 
     async def add_player(self, player: PlayerRecord) -> None: ...
@@ -315,8 +319,8 @@ class MatchStore(Protocol):
 
     @property
     def server_id(self) -> str | None:
-        """This server process's id among those sharing the store (issue 13 item 1); None for
-        a store only one process uses."""
+        """This server process's id among those sharing the store (PROTOCOL.md "Several servers on
+        one database"); None for a store only one process uses."""
         ...
 
     def lease_reason(self) -> str | None:
@@ -331,19 +335,20 @@ class MatchStore(Protocol):
         ...
 
     async def owner_of(self, match_id: str) -> str | None:
-        """The id of the live server that runs the live match ``match_id``, or None (no such
-        match, no owner alive): where a socket's commands are relayed (issue 13 item 2)."""
+        """The id of the live server that runs the live match ``match_id``, or None (no such match,
+        no owner alive): where a socket's commands are relayed (PROTOCOL.md "Several servers on one
+        database")."""
         ...
 
     async def live_peers(self) -> list[str]:
         """The ids of the other servers on the store whose lease runs now: those a stopping
-        server can hand its live matches to (issue 13 item 4)."""
+        server can hand its live matches to (PROTOCOL.md "Several servers on one database")."""
         ...
 
     async def hand_over(self, match_ids: list[str], server_id: str) -> list[str]:
-        """Make the live server ``server_id`` the owner of those of ``match_ids`` this server
-        owns, fenced by this server's lease; return the ids moved (issue 13 item 4). Raises
-        :class:`LeaseLostError` when the lease was lost."""
+        """Make the live server ``server_id`` the owner of those of ``match_ids`` this server owns,
+        fenced by this server's lease; return the ids moved (PROTOCOL.md "Several servers on one
+        database"). Raises :class:`LeaseLostError` when the lease was lost."""
         ...
 
     async def owned_matches(self) -> list[str]:

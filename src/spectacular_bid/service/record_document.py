@@ -26,17 +26,17 @@ and ``"imported_id"`` is the id its document gave it (null for a match imported 
 kept).
 
 Format 4 adds ``first_decision_grace_ms`` to ``settings``: the grace of D7 the match ran under, or
-null when the rule was off. A seat that had decided nothing was then aborted at its first
-decision's delay plus that grace instead of losing on time, and the abort (``"reason":
-"no_first_decision"``) names the seat, in its command (``"seat"``) and in ``match_ended``
-(``"undecided"``). Documents of formats 1 to 3 have no such setting and are replayed with the
-rule off, since it did not exist when they were written.
-Format 3 adds each seat's ``account``: whether its player was an account when it took the seat,
-since a match is rated only between two accounts (issue 11 item 2). Format 2 is format 3 without
-``account``, its matches rated under the policy of its time, which did not ask for accounts.
-Format 1 (the first release) is format 2 without ``received_ms``: such documents are still read,
-and a version without it (or with null, for versions stored before format 2) has it inferred from
-the clock readings when replayed. Documents are always written in format 4.
+null when the rule was off. A seat that had decided nothing was then aborted at its first decision's
+delay plus that grace instead of losing on time, and the abort (``"reason": "no_first_decision"``)
+names the seat, in its command (``"seat"``) and in ``match_ended`` (``"undecided"``). Documents of
+formats 1 to 3 have no such setting and are replayed with the rule off, since it did not exist when
+they were written. Format 3 adds each seat's ``account``: whether its player was an account when it
+took the seat, since a match is rated only between two accounts (PROTOCOL.md "Players: profiles,
+ratings and archives"). Format 2 is format 3 without ``account``, its matches rated under the policy
+of its time, which did not ask for accounts. Format 1 (the first release) is format 2 without
+``received_ms``: such documents are still read, and a version without it (or with null, for versions
+stored before format 2) has it inferred from the clock readings when replayed. Documents are always
+written in format 4.
 
 The header's ``ended_at_ms`` is its last version's ``wall_ms`` from format 2 on: the server reads
 the wall clock once for both. Release 0.1.0, which wrote format 1, read it twice while it applied

@@ -1,9 +1,9 @@
 """The tables, as typed SQLAlchemy 2 declarative models.
 
 Singular snake_case table names, ``_at`` timestamps (timezone-aware, UTC) and a naming convention
-for every constraint and index, so that migrations name them the same on SQLite and PostgreSQL
-(STYLE rule 5). The schema itself is made only by the Alembic migrations; a test proves that
-these models and the migrations agree.
+for every constraint and index, so that migrations name them the same on SQLite and PostgreSQL. The
+schema itself is made only by the Alembic migrations; a test proves that these models and the
+migrations agree.
 
 - ``player``: a guest, or an account (a unique name and a password hash); only a hash of its
   bearer token is kept; its rating after its last rated match, if any.
@@ -11,10 +11,13 @@ these models and the migrations agree.
 - ``match``: a match's header (settings, seats, status, result; an imported one's original id).
 - ``round``: the deck commitment of each round, and the salt and deck revealed at its end (D4).
 - ``match_event``: the append-only log, one row per version of a match.
-- ``rating_change``: each player's rating before and after each rated match (issue 11 item 2).
-- ``chat_line``: what was said at a match's table, in either channel (issue 12 item 1).
-- ``server``: each server process that used the database, and its lease (issue 13 item 1).
-- ``match_owner``: the server that runs each match made since (issue 13 item 1).
+- ``rating_change``: each player's rating before and after each rated match (PROTOCOL.md "Players:
+  profiles, ratings and archives").
+- ``chat_line``: what was said at a match's table, in either channel (PROTOCOL.md "chat").
+- ``server``: each server process that used the database, and its lease (PROTOCOL.md "Several
+  servers on one database").
+- ``match_owner``: the server that runs each match made since (PROTOCOL.md "Several servers on one
+  database").
 """
 
 from __future__ import annotations
@@ -244,14 +247,13 @@ class ChatLine(Base):
 
 
 class MatchOwner(Base):
-    """Which server runs a match (issue 13 item 1): written with the match's first header by
-    the server that creates it, moved only when a peer claims it from a gone server
-    (``store.leases``) or a stopping server hands it to a live one (``store.handover``), and
-    deleted with the header that ends the match (revision 2b7d9e4c6a13 deleted those of the
-    matches ended before). A match stored before revision 9c3d5e7f1a42, or imported, has no
-    row.
-    A table of its own, not a column of ``match``, so that the header's rows and statements
-    stay what every release wrote."""
+    """Which server runs a match (PROTOCOL.md "Several servers on one database"): written with the
+    match's first header by the server that creates it, moved only when a peer claims it from a gone
+    server (``store.leases``) or a stopping server hands it to a live one (``store.handover``), and
+    deleted with the header that ends the match (revision 2b7d9e4c6a13 deleted those of the matches
+    ended before). A match stored before revision 9c3d5e7f1a42, or imported, has no row. A table of
+    its own, not a column of ``match``, so that the header's rows and statements stay what every
+    release wrote."""
 
     __tablename__ = "match_owner"
 

@@ -4,11 +4,11 @@ Rows for writing are plain dicts (the writer inserts them with Core ``executeman
 back are model instances. Times are milliseconds in the records and aware UTC datetimes in the
 tables, converted exactly.
 
-Events are the hot path (issue 4's benchmark: 10,000 a second), so :func:`event_values` encodes
-an event row for the driver itself — JSON as text, the timestamp as the driver wants it — when
-``append`` is called, while the writer's previous commit is still running; the writer then hands
-whole batches to the driver's ``executemany`` (:data:`EVENT_COLUMNS`). Read back through the
-models, they give exactly what the typed columns give (a test checks).
+Events are the hot path (BENCHMARKS.md "bench server and bench store": 10,000 a second), so
+:func:`event_values` encodes an event row for the driver itself — JSON as text, the timestamp as the
+driver wants it — when ``append`` is called, while the writer's previous commit is still running;
+the writer then hands whole batches to the driver's ``executemany`` (:data:`EVENT_COLUMNS`). Read
+back through the models, they give exactly what the typed columns give (a test checks).
 """
 
 from __future__ import annotations

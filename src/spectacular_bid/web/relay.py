@@ -1,4 +1,5 @@
-"""Requests between server processes over the bus (issue 13 item 2): the relay's calls.
+"""Requests between server processes over the bus (PROTOCOL.md "Several servers on one database"):
+the relay's calls.
 
 A socket may be connected to any process; its match is run by the one process that owns the
 match's lease. Everything the socket asks of the match — attach, a command, a chat line, a join
@@ -8,10 +9,10 @@ reply on the asker's, matched by a number.
 The relay is the service's own affair, not the player's (PROTOCOL.md, *Several servers on one
 database*). A request not answered within :data:`ATTEMPT_S` — Redis down or restarting, the owner
 not yet listening again — is sent again by the asking process, not by the client, until
-:data:`CALL_TIMEOUT_S`; the owner answers each request once and sends a retry of one it has
-answered the same reply, so a command is never run twice. Only an owner that stays silent that
-long (dead, or Redis gone for good) makes the call fail with ``server_busy``: the client tries
-again, and by then a peer has ended the match (issue 13 item 3) or the owner is back.
+:data:`CALL_TIMEOUT_S`; the owner answers each request once and sends a retry of one it has answered
+the same reply, so a command is never run twice. Only an owner that stays silent that long (dead, or
+Redis gone for good) makes the call fail with ``server_busy``: the client tries again, and by then a
+peer has ended the match (PROTOCOL.md "Several servers on one database") or the owner is back.
 
 A relayed command's time is the receiving process's receive time (R7.7): both processes are the
 server. It travels as that process's wall time and is read against the owner's clock, so a

@@ -1,5 +1,5 @@
-"""The owner's side of the relay (issue 13 item 2): what it serves to sockets on other
-processes, and what it sends them.
+"""The owner's side of the relay (PROTOCOL.md "Several servers on one database"): what it serves to
+sockets on other processes, and what it sends them.
 
 A socket on another process **attaches** (with its process's key for it) and is counted in the
 room's presence like a local one; its process renews the attachments of all its rooms here with

@@ -1,4 +1,5 @@
-"""The sockets of a match that another server process runs (issue 13 item 2).
+"""The sockets of a match that another server process runs (PROTOCOL.md "Several servers on one
+database").
 
 A :class:`RemoteRoom` is this process's stand-in for the owner's room: it listens on the match's
 channel and hands each of its sockets what the owner sent for that socket's audience. It holds
@@ -133,7 +134,7 @@ class RemoteRoom:
         return sock.said if sock is not None else None
 
     def channels_of(self, sub: Subscriber) -> frozenset[Channel]:
-        """The chat channels the owner said ``sub`` is shown (issue 12 item 1)."""
+        """The chat channels the owner said ``sub`` is shown (PROTOCOL.md "chat")."""
         sock = self.sockets.get(sub)
         return frozenset(Channel(c) for c in sock.channels) if sock is not None else frozenset()
 
@@ -351,7 +352,7 @@ class RemoteRooms:
             room.close_all(restart=True)
 
     def ended_here(self, match_ids: list[str]) -> None:
-        """This process ended these matches of a dead peer (D5, issue 13 item 3): their sockets
+        """This process ended these matches of a dead peer (D5): their sockets
         on every process close with 1013 now, and their clients reconnect to the ended match."""
         for match_id in match_ids:
             self.relay.bus.send(MATCH_CHANNEL + match_id, compact({"t": "x"}))
@@ -362,7 +363,7 @@ class RemoteRooms:
     async def hold_all(self) -> None:
         """Renew every socket's attachment, with one request to each owner for all its rooms
         here: at 2,000 matches over two processes, a request per room made a thousand relay
-        calls a second, more than the players' commands (issue 13's benchmark)."""
+        calls a second, more than the players' commands (``specbid bench server``)."""
         if not self.relay.bus.is_up:
             return
         by_owner: dict[str, dict[str, list[str]]] = {}
