@@ -15,7 +15,10 @@ from pydantic import ValidationError
 from spectacular_bid.bench.capacity import (
     MATCHES_PER_ROUND_PER_S,
     MIN_CAPACITY,
+    PROBE_S,
+    REVISION_PROBE_S,
     live_match_capacity,
+    revised_live_match_capacity,
 )
 from spectacular_bid.service.live_cap import ESTIMATES_KEPT, LiveMatchCap
 from spectacular_bid.service.matches import MatchService
@@ -116,3 +119,30 @@ def test_the_cpu_signal_is_off_unless_set(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.delenv("SPECBID_BUSY_CPU", raising=False)  # the suite's lenient value
     assert WebSettings().busy_cpu is None
     assert WebSettings(busy_cpu=0.8).service_settings().capacity.busy_cpu == 0.8
+
+
+async def test_a_running_service_revises_with_the_cheaper_estimate_where_given() -> None:
+    # The seed's estimate runs once, before the server listens; the revisions run every
+    # ``every_s`` for the process's life, so they may be given a cheaper one.
+    seeds, revisions = iter([900]), iter(range(1_000, 10_000, 100))
+    cap = LiveMatchCap(estimate=lambda: next(seeds), revise_with=lambda: next(revisions))
+    assert cap.seed() == 900
+    await cap.revise()
+    await cap.revise()
+    assert list(cap.estimates) == [900, 1_000, 1_100]
+    assert cap.value == 1_100
+
+
+def test_a_revision_is_one_short_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    import spectacular_bid.bench.capacity as capacity
+
+    calls: list[float] = []
+
+    def measured(seconds: float, _rng: object, _clock: object) -> dict[str, float]:
+        calls.append(seconds)
+        return {"rounds_per_s": 10_000.0}
+
+    monkeypatch.setattr(capacity, "measure", measured)
+    assert revised_live_match_capacity() == round(10_000 * MATCHES_PER_ROUND_PER_S)
+    assert calls == [REVISION_PROBE_S]
+    assert REVISION_PROBE_S < PROBE_S

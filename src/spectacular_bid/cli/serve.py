@@ -97,12 +97,20 @@ def run_serve(args: argparse.Namespace) -> int:
     from spectacular_bid.web.settings import WebSettings
 
     try:
-        from spectacular_bid.bench.capacity import live_match_capacity
+        from spectacular_bid.bench.capacity import (
+            live_match_capacity,
+            revised_live_match_capacity,
+        )
 
         settings = WebSettings(**settings_overrides(args))  # type: ignore[arg-type]
         # With max_live_matches=auto, the cap is estimated before the server listens and
         # again while it runs (service.live_cap).
-        app = create_app(settings, manage_collector=True, estimate_cap=live_match_capacity)
+        app = create_app(
+            settings,
+            manage_collector=True,
+            estimate_cap=live_match_capacity,
+            revise_cap=revised_live_match_capacity,
+        )
     except (ValidationError, ValueError) as exc:
         print(f"error: invalid settings: {exc}", file=sys.stderr)
         return EXIT_ERROR

@@ -28,7 +28,8 @@ from typing import Final, Literal
 ESTIMATES_KEPT: Final = 10
 """The estimates whose best is the cap: five minutes of them at the default 30 s."""
 REESTIMATE_S: Final = 30.0
-"""How often the estimate is made again (about 0.3 s of one thread's CPU each time)."""
+"""How often the estimate is made again (one probe of 0.1 s of one thread's CPU each time in
+``specbid serve``)."""
 
 Source = Literal["operator", "estimate"]
 
@@ -41,6 +42,7 @@ class LiveMatchCap:
         explicit: int | None = None,
         estimate: Callable[[], int] | None = None,
         every_s: float = REESTIMATE_S,
+        revise_with: Callable[[], int] | None = None,
     ) -> None:
         if explicit is not None and explicit < 1:
             raise ValueError(f"a live-match cap is >= 1, got {explicit!r}")
@@ -48,6 +50,9 @@ class LiveMatchCap:
             raise ValueError(f"the cap is estimated every > 0 s, got {every_s!r}")
         self.explicit = explicit
         self._estimate = estimate if explicit is None else None
+        self._revise_with = revise_with or self._estimate
+        """What a revision runs: a cheaper estimate than the seed's where one is given, since a
+        revision's CPU is taken from the live matches every ``every_s`` for the process's life."""
         self.every_s = every_s
         self.estimates: deque[int] = deque(maxlen=ESTIMATES_KEPT)
         """The latest estimates, oldest first."""
@@ -78,5 +83,5 @@ class LiveMatchCap:
 
     async def revise(self) -> None:
         """One more estimate, off the loop (a periodic task, ``service.periodic``)."""
-        if self._estimate is not None:
-            self.estimates.append(await asyncio.to_thread(self._estimate))
+        if self._estimate is not None and self._revise_with is not None:
+            self.estimates.append(await asyncio.to_thread(self._revise_with))

@@ -70,6 +70,7 @@ def create_app(
     *,
     manage_collector: bool = False,
     estimate_cap: Callable[[], int] | None = None,
+    revise_cap: Callable[[], int] | None = None,
 ) -> FastAPI:
     """A ready app; the store and the service start and stop with the app's lifespan.
 
@@ -78,7 +79,8 @@ def create_app(
     garbage collector in short rounds that freeze long-lived objects (``collector.py``), so no
     collection walks them all and stalls every match. ``estimate_cap`` (``specbid serve``
     gives it) estimates the live-match cap when the settings set none (``auto``): once here,
-    then again while the server runs (``service.live_cap``).
+    then again while the server runs (``service.live_cap``), with ``revise_cap`` where given, a
+    cheaper estimate for the revisions every live match pays for.
     """
     settings = settings if settings is not None else WebSettings()
     metrics = Metrics()
@@ -94,7 +96,9 @@ def create_app(
         telemetry=metrics,
     )
     if estimate_cap is not None and settings.max_live_matches == "auto":
-        service.admission.cap = LiveMatchCap(None, estimate_cap, settings.capacity_reestimate_s)
+        service.admission.cap = LiveMatchCap(
+            None, estimate_cap, settings.capacity_reestimate_s, revise_with=revise_cap
+        )
         service.admission.cap.seed()
     rooms = Rooms(service.now_ms, settings.room_settings())
     rooms.on_player_left = rematch.lapse_on_leave(service)
