@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -65,6 +66,21 @@ async def ready(server: Server, within_s: float = 20.0) -> None:
             await asyncio.sleep(0.1)
 
 
+async def taken_over(
+    request: Callable[[], Awaitable[httpx.Response]], within_s: float = 20.0
+) -> httpx.Response:
+    """``request``'s answer once the peer has finished taking the match over: until then it
+    answers 503 ``server_busy`` ("being taken over by this server; try again"), which a client
+    retries after Retry-After (PROTOCOL.md "When the server is busy")."""
+    started = time.monotonic()
+    while True:
+        response = await request()
+        busy = response.status_code == 503 and "taken over" in response.text
+        if not busy or time.monotonic() - started > within_s:
+            return response
+        await asyncio.sleep(0.1)  # the poll's cadence, sooner than Retry-After, not a sync
+
+
 async def test_a_connection_storm_then_sigterm_hands_every_match_over_cleanly(
     target: Target, tmp_path: Path, redis_url: str
 ) -> None:
@@ -92,7 +108,9 @@ async def test_a_connection_storm_then_sigterm_hands_every_match_over_cleanly(
             assert await owner_pid(target, match_id) == b.process.pid
         async with httpx.AsyncClient(base_url=b.url, timeout=10) as on_b:
             dee = await guest(on_b, "Dee")
-            joined = await on_b.post(f"/api/matches/{waiting_id}/join", headers=bearer(dee))
+            joined = await taken_over(
+                lambda: on_b.post(f"/api/matches/{waiting_id}/join", headers=bearer(dee))
+            )
             assert joined.status_code == 200, joined.text
             for match_id, token in ((playing.match_id, playing.tokens[0]), (waiting_id, cy)):
                 read = await on_b.get(f"/api/matches/{match_id}", headers=bearer(token))
